@@ -1,0 +1,5 @@
+import 'reflect-metadata';
+import { runMain } from '@portcullis/platform';
+import { AppModule } from './app.module.js';
+
+await runMain({ name: 'proxy', module: AppModule, env: process.env });

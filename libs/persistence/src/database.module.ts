@@ -1,0 +1,47 @@
+import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { openDatabase, type Database, type DatabaseTarget } from './database.js';
+import { PrismaClient } from './generated/prisma/client.js';
+
+/** Injection token of the open {@link Database}. */
+export const DATABASE = 'portcullis:database';
+
+export interface DatabaseModuleOptions {
+  target: DatabaseTarget;
+  poolSize?: number;
+}
+
+/**
+ * Opens the database at boot (PostgreSQL or embedded PGlite), applies pending migrations before the app
+ * listens, provides the {@link Database} and its `PrismaClient`, and closes it when the app shuts down.
+ */
+@Global()
+@Module({})
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  static forRoot(options: DatabaseModuleOptions): DynamicModule {
+    return {
+      module: DatabaseModule,
+      providers: [
+        {
+          provide: DATABASE,
+          useFactory: async (): Promise<Database> => {
+            const logger = new Logger('Database');
+            const database = await openDatabase(options.target, {
+              poolSize: options.poolSize,
+              logger: { info: (message) => logger.log(message), warn: (message) => logger.warn(message) },
+            });
+            logger.log(`using ${database.description}`);
+            return database;
+          },
+        },
+        { provide: PrismaClient, useFactory: (database: Database) => database.prisma, inject: [DATABASE] },
+      ],
+      exports: [DATABASE, PrismaClient],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.database.close();
+  }
+}

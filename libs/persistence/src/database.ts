@@ -1,0 +1,154 @@
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { acquireEmbeddedLock, type EmbeddedLock } from './embedded-lock.js';
+import { PrismaClient } from './generated/prisma/client.js';
+import { migrate, pendingMigrations, type MigrationLogger } from './migrator/migrator.js';
+import { pgliteSession, pgSession, type SqlSession } from './migrator/sql-session.js';
+import { redactDatabaseUrl } from './redact-url.js';
+
+/** Where the data lives: a PostgreSQL server, an embedded PGlite directory, or an already open PGlite. */
+export type DatabaseTarget = { url: string } | { pgliteDir: string } | { pglite: PGlite };
+
+export interface OpenDatabaseOptions {
+  logger?: MigrationLogger;
+  /** Apply pending migrations before returning (default true). */
+  migrate?: boolean;
+  /** Connection pool size for PostgreSQL (default 10). */
+  poolSize?: number;
+}
+
+/** An open database: the Prisma client for the app, and single sessions for migrations and health. */
+export interface Database {
+  readonly kind: 'postgresql' | 'embedded';
+  /** Where the data is, fit for logs (no password). */
+  readonly description: string;
+  readonly prisma: PrismaClient;
+  /** Runs `fn` on one session (a dedicated connection), for advisory locks and transactions. */
+  withSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers a query; rejects otherwise. */
+  ping(): Promise<void>;
+  /** Names of shipped migrations not applied to this database. */
+  pendingMigrations(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** The database could not be reached; the message names the redacted URL and the cause. */
+export class DatabaseConnectionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseConnectionError';
+  }
+}
+
+/** Opens (and by default migrates) the database the target names. */
+export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const database =
+    'url' in target ? await openPostgres(target.url, options) : await openEmbedded(target, options.logger);
+  if (options.migrate !== false) {
+    try {
+      await database.withSession((session) => migrate(session, { logger: options.logger }));
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+  }
+  return database;
+}
+
+async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
+  const description = redactDatabaseUrl(url);
+  const connect = async (): Promise<pg.Client> => {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+    try {
+      await client.connect();
+      return client;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new DatabaseConnectionError(`cannot connect to ${description} (${reason})`, { cause: error });
+    }
+  };
+  // Connect once up front so a wrong URL fails the boot with a clear message, not on the first request.
+  await (await connect()).end();
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 }),
+  });
+  const withSession = async <T>(fn: (session: SqlSession) => Promise<T>): Promise<T> => {
+    const client = await connect();
+    try {
+      return await fn(pgSession(client));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  return {
+    kind: 'postgresql',
+    description,
+    prisma,
+    withSession,
+    ping: async () => {
+      await prisma.$queryRawUnsafe('SELECT 1');
+    },
+    pendingMigrations: () => pendingMigrations(prismaSession(prisma)),
+    close: async () => {
+      await prisma.$disconnect();
+    },
+  };
+}
+
+async function openEmbedded(
+  target: { pgliteDir: string } | { pglite: PGlite },
+  logger: MigrationLogger | undefined,
+): Promise<Database> {
+  let lock: EmbeddedLock | undefined;
+  let pglite: PGlite;
+  let description: string;
+  if ('pglite' in target) {
+    pglite = target.pglite;
+    description = 'embedded PGlite (in process)';
+  } else {
+    lock = await acquireEmbeddedLock(target.pgliteDir);
+    if (lock.recoveredFrom !== null) {
+      logger?.warn(
+        `embedded database at ${target.pgliteDir} was not closed cleanly (process ${lock.recoveredFrom}); recovering`,
+      );
+    }
+    try {
+      pglite = await PGlite.create(target.pgliteDir);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+    description = `embedded PGlite at ${target.pgliteDir}`;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const ownsInstance = !('pglite' in target);
+  return {
+    kind: 'embedded',
+    description,
+    prisma,
+    // PGlite is a single session already; callers serialise through it.
+    withSession: (fn) => fn(pgliteSession(pglite)),
+    ping: async () => {
+      await pglite.query('SELECT 1');
+    },
+    pendingMigrations: () => pendingMigrations(pgliteSession(pglite)),
+    close: async () => {
+      await prisma.$disconnect();
+      if (ownsInstance) await pglite.close();
+      await lock?.release();
+    },
+  };
+}
+
+/** A session over Prisma's pool, for single statements (health checks); not for locks or transactions. */
+function prismaSession(prisma: PrismaClient): SqlSession {
+  return {
+    query: (text, params = []) => prisma.$queryRawUnsafe(text, ...params),
+    exec: async (script) => {
+      await prisma.$executeRawUnsafe(script);
+    },
+  };
+}

@@ -1,0 +1,15 @@
+export { openDatabase, DatabaseConnectionError } from './database.js';
+export type { Database, DatabaseTarget, OpenDatabaseOptions } from './database.js';
+export { DatabaseModule, DATABASE } from './database.module.js';
+export type { DatabaseModuleOptions } from './database.module.js';
+export { acquireEmbeddedLock, EmbeddedDatabaseBusyError } from './embedded-lock.js';
+export type { EmbeddedLock } from './embedded-lock.js';
+export { MIGRATIONS_DIR, migrationChecksum, readMigrations } from './migrator/migrations.js';
+export type { MigrationFile } from './migrator/migrations.js';
+export { migrate, pendingMigrations, MigrationError, PRISMA_MIGRATE_LOCK_KEY } from './migrator/migrator.js';
+export type { MigrateOptions, MigrateResult, MigrationErrorCode, MigrationLogger } from './migrator/migrator.js';
+export { pgSession, pgliteSession } from './migrator/sql-session.js';
+export type { SqlSession } from './migrator/sql-session.js';
+export { redactDatabaseUrl } from './redact-url.js';
+export { PrismaClient, Prisma } from './generated/prisma/client.js';
+export type * from './generated/prisma/models.js';

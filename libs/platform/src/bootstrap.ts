@@ -1,0 +1,135 @@
+import type { IncomingMessage } from 'node:http';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DynamicModule } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
+import { ConfigError, type EnvSource } from './config.js';
+import { requestIdFor } from './logging.js';
+
+/** Overrides the harness passes to an app module (a database of its own instead of the configured one). */
+export interface AppOverrides {
+  database?: import('@portcullis/persistence').DatabaseTarget;
+}
+
+/** An app configured from its environment: the root module and where it listens. */
+export interface ConfiguredApp {
+  module: DynamicModule;
+  host: string;
+  port: number;
+  shutdownTimeoutMs: number;
+}
+
+/** What an app's root module exposes so that `main.ts` and the test harness boot it the same way. */
+export interface PortcullisAppModule {
+  /** Parses the environment (throwing {@link ConfigError}) and returns the configured root module. */
+  configure(env: EnvSource, overrides?: AppOverrides): ConfiguredApp;
+}
+
+export interface RunningApp {
+  app: NestFastifyApplication;
+  /** `http://host:port` the app listens on. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Largest request body any endpoint accepts; OAuth and MCP requests are far smaller. */
+const BODY_LIMIT = 64 * 1024;
+
+/**
+ * Creates the Nest app on Fastify, wires pino as its logger, and listens. Fastify's own logger stays off;
+ * request ids come from the same generator nestjs-pino uses.
+ */
+export async function listen(
+  module: DynamicModule,
+  options: { host: string; port: number },
+): Promise<RunningApp> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT,
+    trustProxy: false,
+    forceCloseConnections: 'idle',
+    // Fastify's request id is the one pino-http logs; it follows the caller's X-Request-Id when that is sane.
+    genReqId: (req: IncomingMessage) => requestIdFor(req.headers['x-request-id']),
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+    });
+  await app.listen(options.port, options.host);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const shown = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
+  return { app, url: `http://${shown}:${port}`, close: () => app.close() };
+}
+
+export interface MainOptions {
+  name: string;
+  module: PortcullisAppModule;
+  env: EnvSource;
+}
+
+/**
+ * The body of every app's `main.ts`: boot, log the URL, and on SIGTERM or SIGINT stop accepting
+ * connections, let in-flight requests finish, close the database and exit 0 (1 if that takes longer than
+ * the shutdown timeout). A configuration or startup error prints one line and exits 1, no stack trace.
+ */
+export async function runMain(options: MainOptions): Promise<void> {
+  let running: RunningApp;
+  let timeoutMs: number;
+  try {
+    const configured = options.module.configure(options.env);
+    timeoutMs = configured.shutdownTimeoutMs;
+    running = await listen(configured.module, configured);
+  } catch (error) {
+    process.stderr.write(`${options.name}: ${describeStartupError(error)}\n`);
+    process.exit(1);
+  }
+  const logger = running.app.get(Logger);
+  logger.log(`${options.name} listening on ${running.url}`, 'Bootstrap');
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: draining requests and shutting down`, 'Bootstrap');
+    const timer = setTimeout(() => {
+      process.stderr.write(`${options.name}: shutdown took longer than ${timeoutMs} ms; exiting\n`);
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`${options.name}: error during shutdown: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+/** One line a person can act on; the cause's stack is never shown for expected startup failures. */
+export function describeStartupError(error: unknown): string {
+  if (error instanceof ConfigError) return error.message;
+  if (error instanceof Error) {
+    switch (error.name) {
+      case 'DatabaseConnectionError':
+        return `DATABASE_URL: ${error.message}`;
+      case 'EmbeddedDatabaseBusyError':
+        return `PGLITE_DIR: ${error.message}`;
+      case 'MigrationError':
+        return `database migration: ${error.message}`;
+    }
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return `PORT: ${error.message}`;
+    return `failed to start: ${error.message}`;
+  }
+  return `failed to start: ${String(error)}`;
+}

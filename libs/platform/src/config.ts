@@ -1,0 +1,77 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import type { DatabaseTarget } from '@portcullis/persistence';
+
+/** What apps read their configuration from: `process.env` in production, a plain record in tests. */
+export type EnvSource = Readonly<Record<string, string | undefined>>;
+
+/** The configuration is invalid; the message is one line naming each bad variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const port = z.coerce
+  .number({ error: 'must be a number' })
+  .int('must be a whole number')
+  .min(0, 'must be from 0 to 65535')
+  .max(65535, 'must be from 0 to 65535');
+
+const databaseUrl = z
+  .string()
+  .trim()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'postgresql:' || url.protocol === 'postgres:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be a postgresql://user:password@host:port/database URL');
+
+/** An empty variable (`PORT=`) counts as unset, so its default applies. */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+/** The variables every Portcullis app reads, to be extended by each app's `env.schema.ts`. */
+export function baseEnvSchema(defaults: { port: number }) {
+  return z.object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    HOST: z.string().min(1).default('localhost'),
+    PORT: z.preprocess(unsetIfEmpty, port.default(defaults.port)),
+    LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+    DATABASE_URL: z.preprocess(unsetIfEmpty, databaseUrl.optional()),
+    PGLITE_DIR: z.string().min(1).optional(),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  });
+}
+
+export type BaseEnv = z.infer<ReturnType<typeof baseEnvSchema>>;
+
+/**
+ * Parses the environment with an app's schema. Unknown variables are ignored; a bad one throws a
+ * {@link ConfigError} whose one-line message names the variable and what it must be, never echoing
+ * secrets back.
+ */
+export function parseEnv<Schema extends z.ZodType>(schema: Schema, env: EnvSource): z.infer<Schema> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.map(String).join('.') || '(environment)';
+    return `${name} ${issue.message}`;
+  });
+  throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+}
+
+/**
+ * Where an app keeps its data: PostgreSQL when `DATABASE_URL` is set, else embedded PGlite under
+ * `PGLITE_DIR` (default `.data/<app>` in the working directory).
+ */
+export function databaseTargetFromEnv(env: BaseEnv, appName: string, cwd = process.cwd()): DatabaseTarget {
+  if (env.DATABASE_URL) return { url: env.DATABASE_URL };
+  const dir = env.PGLITE_DIR ?? `.data/${appName}`;
+  return { pgliteDir: isAbsolute(dir) ? dir : resolve(cwd, dir) };
+}

@@ -1,0 +1,11 @@
+export { listen, runMain, describeStartupError } from './bootstrap.js';
+export type { AppOverrides, ConfiguredApp, MainOptions, PortcullisAppModule, RunningApp } from './bootstrap.js';
+export { baseEnvSchema, parseEnv, databaseTargetFromEnv, ConfigError } from './config.js';
+export type { BaseEnv, EnvSource } from './config.js';
+export { HealthController } from './health.controller.js';
+export { loggerParams, redactUrl, requestIdFor, REDACTED_PATHS } from './logging.js';
+export type { LoggingOptions } from './logging.js';
+export { PlatformModule } from './platform.module.js';
+export type { PlatformModuleOptions } from './platform.module.js';
+export { APP_CONFIG, configureApp } from './configure-app.js';
+export type { ConfigureAppOptions } from './configure-app.js';

@@ -1,0 +1,41 @@
+import { listen, type AppOverrides, type PortcullisAppModule } from '@portcullis/platform';
+import { startDatabase, type TestDatabase } from './database.js';
+
+export interface StartAppOptions {
+  /** Environment variables the app sees (nothing is read from `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** A harness database to share; by default the app gets a fresh one, stopped with it. */
+  database?: TestDatabase;
+  overrides?: Omit<AppOverrides, 'database'>;
+}
+
+export interface TestApp {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** Boots an app module on a random loopback port against a harness database, exactly as `main.ts` would. */
+export async function startApp(appModule: PortcullisAppModule, options: StartAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await startDatabase());
+  const ownsDatabase = !options.database;
+  try {
+    const configured = appModule.configure(
+      { LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env, HOST: '127.0.0.1', PORT: '0' },
+      { ...options.overrides, database: database.target },
+    );
+    const running = await listen(configured.module, { host: '127.0.0.1', port: 0 });
+    return {
+      url: running.url,
+      database,
+      close: async () => {
+        await running.close();
+        if (ownsDatabase) await database.stop();
+      },
+    };
+  } catch (error) {
+    if (ownsDatabase) await database.stop();
+    throw error;
+  }
+}

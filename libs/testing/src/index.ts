@@ -1,0 +1,7 @@
+export { startDatabase } from './database.js';
+export type { StartDatabaseOptions, TestDatabase, TestDatabaseKind } from './database.js';
+export { startRedis } from './redis.js';
+export type { TestRedis, TestRedisResult } from './redis.js';
+export { startApp } from './app.js';
+export type { StartAppOptions, TestApp } from './app.js';
+export { containerRuntimeAvailable } from './runtime.js';
