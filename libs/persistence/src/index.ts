@@ -13,3 +13,19 @@ export type { SqlSession } from './migrator/sql-session.js';
 export { redactDatabaseUrl } from './redact-url.js';
 export { PrismaClient, Prisma } from './generated/prisma/client.js';
 export type * from './generated/prisma/models.js';
+export {
+  compareSchemas,
+  expectedSchemaFromPrisma,
+  findSchemaDrift,
+  readDatabaseSchema,
+} from './drift/schema-drift.js';
+export type {
+  ColumnDescription,
+  EnumDescription,
+  ForeignKeyDescription,
+  IndexDescription,
+  KeyDescription,
+  ReferentialAction,
+  SchemaDescription,
+  TableDescription,
+} from './drift/schema-drift.js';

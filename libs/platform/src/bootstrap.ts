@@ -53,6 +53,8 @@ export async function listen(
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bufferLogs: true,
     abortOnError: false,
+    // Until pino takes over, Nest would print startup failures with stacks; runMain reports them in one line.
+    logger: false,
   });
   app.useLogger(app.get(Logger));
   app
@@ -112,8 +114,10 @@ export async function runMain(options: MainOptions): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  // `on`, not `once`: a second signal (a supervisor forwarding the Ctrl-C the process already got) must not
+  // fall through to Node's default handler and kill the drain half-way.
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 /** One line a person can act on; the cause's stack is never shown for expected startup failures. */

@@ -17,7 +17,10 @@ export interface TestApp {
 }
 
 /** Boots an app module on a random loopback port against a harness database, exactly as `main.ts` would. */
-export async function startApp(appModule: PortcullisAppModule, options: StartAppOptions = {}): Promise<TestApp> {
+export async function startApp(
+  appModule: PortcullisAppModule,
+  options: StartAppOptions = {},
+): Promise<TestApp> {
   const database = options.database ?? (await startDatabase());
   const ownsDatabase = !options.database;
   try {

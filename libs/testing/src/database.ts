@@ -49,7 +49,9 @@ async function startOnServer(serverUrl: string, migrate: boolean): Promise<TestD
     database,
     stop: async () => {
       await database.close();
-      await withAdminClient(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await withAdminClient(serverUrl, (admin) =>
+        admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+      );
     },
   };
 }
@@ -59,7 +61,9 @@ async function startInContainer(migrate: boolean): Promise<TestDatabase> {
   const container = await new PostgreSqlContainer('postgres:16-alpine').start();
   const url = container.getConnectionUri();
   const database = await openDatabase({ url }, { migrate, poolSize: 4 });
-  describeHarness(`database: Testcontainers postgres:16-alpine at ${container.getHost()}:${container.getPort()}`);
+  describeHarness(
+    `database: Testcontainers postgres:16-alpine at ${container.getHost()}:${container.getPort()}`,
+  );
   return {
     kind: 'testcontainers',
     url,

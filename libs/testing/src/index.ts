@@ -5,3 +5,5 @@ export type { TestRedis, TestRedisResult } from './redis.js';
 export { startApp } from './app.js';
 export type { StartAppOptions, TestApp } from './app.js';
 export { containerRuntimeAvailable } from './runtime.js';
+export { spawnApp } from './process.js';
+export type { SpawnedApp } from './process.js';

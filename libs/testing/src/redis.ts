@@ -7,7 +7,8 @@ export interface TestRedis {
 }
 
 /** Either a Redis for the test, or why there is none (the caller skips with that reason). */
-export type TestRedisResult = { redis: TestRedis; skipReason?: undefined } | { redis?: undefined; skipReason: string };
+export type TestRedisResult =
+  { redis: TestRedis; skipReason?: undefined } | { redis?: undefined; skipReason: string };
 
 /**
  * A Redis for one test file: `TEST_REDIS_URL`; else Testcontainers `redis:7-alpine` when a container runtime

@@ -1,0 +1,200 @@
+import type { JsonObject } from './json.types.js';
+import type { TokenResponse } from './token-response.types.js';
+
+/**
+ * Fields an extension adds to a metadata document, given as a fixed record (checked for conflicts when the
+ * registry is composed) or as a function of the document's context (checked each time the document is built).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-2
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-2
+ */
+export type MetadataContribution<Context> = JsonObject | ((context: Context) => JsonObject);
+
+/**
+ * What the host knows when it builds its authorization server metadata document.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-3
+ */
+export interface AuthorizationServerMetadataContext {
+  /** The authorization server's issuer identifier, exactly as published in `issuer`. */
+  readonly issuer: string;
+  /** The MCP authorization revision in force, e.g. `2026-07-28`. */
+  readonly revision: string;
+}
+
+/**
+ * A client as the host has registered it: its identifier and its registered metadata (RFC 7591 section 2 names,
+ * or a Client ID Metadata Document).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
+ */
+export interface RegisteredClient {
+  readonly clientId: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A client the host has authenticated at the token endpoint, with the method it used (an RFC 7591
+ * `token_endpoint_auth_method` value; `none` for a public client, which is identified, not authenticated).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-2.3
+ * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
+ */
+export interface AuthenticatedClient extends RegisteredClient {
+  readonly authenticationMethod: string;
+}
+
+/**
+ * A token request for a grant type an extension handles. The host has already authenticated the client
+ * (RFC 6749 section 3.2.1), checked that the client may use this grant type, and removed the client credentials
+ * (`client_secret`, `client_assertion`, `client_assertion_type`) from `params`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+ * @see https://www.rfc-editor.org/rfc/rfc8707#section-2
+ */
+export interface GrantRequest {
+  /** The `grant_type` parameter, the name the handler was registered under. */
+  readonly grantType: string;
+  /**
+   * Every other parameter, each sent once (RFC 6749 section 3.2 forbids repeating a parameter); `resource`
+   * is not here but in `resources`.
+   */
+  readonly params: Readonly<Record<string, string>>;
+  /** Every `resource` parameter, in request order (RFC 8707 section 2 allows several). */
+  readonly resources: readonly string[];
+  readonly client: AuthenticatedClient;
+}
+
+/**
+ * What a grant handler asks the host to issue. The host applies its own policy to `scope` and `resources`
+ * exactly as for its built-in grants (throwing `invalid_scope` or `invalid_target`), mints the tokens, adds the
+ * registry's extra token claims, and returns the token response.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.1
+ * @see https://www.rfc-editor.org/rfc/rfc9068#section-2.2
+ */
+export interface IssueTokensRequest {
+  /** The access token's `sub`: the resource owner, or the client identifier when the client acts for itself. */
+  readonly subject: string;
+  /** The requested scope values (RFC 6749 section 3.3). */
+  readonly scope: readonly string[];
+  /** The resources the token is for (RFC 8707), which become its audience. */
+  readonly resources: readonly string[];
+  /** Whether a refresh token may be issued; RFC 6749 section 4.4.3 says a client credentials grant should not. */
+  readonly refreshToken?: boolean;
+}
+
+/**
+ * What the host hands a grant handler: its identity and the one way to mint tokens.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+ */
+export interface GrantContext {
+  readonly issuer: string;
+  readonly revision: string;
+  /** Mints tokens through the host, so that every token carries the same registered claims and policy. */
+  issueTokens(request: IssueTokensRequest): Promise<TokenResponse>;
+}
+
+/**
+ * The result of a grant handler: a successful token response.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.1
+ */
+export type GrantResult = TokenResponse;
+
+/**
+ * Handles one grant type at the token endpoint. It rejects by throwing; the host maps what is thrown to an
+ * RFC 6749 section 5.2 error response (an `OAuthError` from `@portcullis/protocol` keeps its code, anything else
+ * becomes `server_error`).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
+ */
+export type GrantHandler = (request: GrantRequest, context: GrantContext) => Promise<GrantResult>;
+
+/**
+ * An authorization request as the host has parsed it (RFC 6749 section 4.1.1), for extension checks.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
+ */
+export interface AuthorizationRequest {
+  /** Every parameter except `resource`, each sent once (RFC 6749 section 3.1). */
+  readonly params: Readonly<Record<string, string>>;
+  /** Every `resource` parameter, in request order (RFC 8707 section 2). */
+  readonly resources: readonly string[];
+  readonly client: RegisteredClient;
+}
+
+/**
+ * What the host knows when it runs the authorization request checks.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-3.1
+ */
+export interface AuthorizationRequestContext {
+  readonly issuer: string;
+  readonly revision: string;
+}
+
+/**
+ * One extra check of an authorization request. It returns to accept and throws to reject; the host maps what is
+ * thrown to an RFC 6749 section 4.1.2.1 error response, exactly as for its own checks.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1
+ */
+export type AuthorizationRequestCheck = (
+  request: AuthorizationRequest,
+  context: AuthorizationRequestContext,
+) => void | Promise<void>;
+
+/**
+ * A named authorization request check; the name identifies it in logs and in the composed list.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
+ */
+export interface NamedAuthorizationRequestCheck {
+  readonly name: string;
+  readonly check: AuthorizationRequestCheck;
+}
+
+/**
+ * What the host knows when it mints an access token.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9068#section-2.2
+ */
+export interface TokenClaimsContext {
+  readonly issuer: string;
+  readonly revision: string;
+  /** The `grant_type` that led to this token. */
+  readonly grantType: string;
+  readonly clientId: string;
+  readonly subject: string;
+  readonly scope: readonly string[];
+  readonly resources: readonly string[];
+}
+
+/**
+ * Returns extra access token claims. It may never set a registered claim (see `RESERVED_TOKEN_CLAIMS`): the
+ * registry checks every call and throws `reserved_claim`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9068#section-2.2
+ * @see https://www.rfc-editor.org/rfc/rfc7519#section-4.1
+ */
+export type TokenClaimsHook = (context: TokenClaimsContext) => JsonObject | Promise<JsonObject>;
+
+/**
+ * The authorization server side of an extension. Every hook is optional and only adds to what the host does.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-2
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+ */
+export interface AuthorizationServerHooks {
+  /** Fields added to the authorization server metadata document (RFC 8414). */
+  readonly metadata?: MetadataContribution<AuthorizationServerMetadataContext>;
+  /** Token endpoint grant handlers, by `grant_type` (RFC 6749 section 4.5). */
+  readonly grantTypes?: Readonly<Record<string, GrantHandler>>;
+  /** Extra authorization request checks, run in this order after the host's own. */
+  readonly authorizationRequestChecks?: readonly NamedAuthorizationRequestCheck[];
+  /** Extra access token claims (RFC 9068 section 2.2). */
+  readonly tokenClaims?: TokenClaimsHook;
+}

@@ -1,0 +1,50 @@
+export type { JsonObject, JsonValue } from './contracts/json.types.js';
+export type { TokenResponse } from './contracts/token-response.types.js';
+export type {
+  AuthenticatedClient,
+  AuthorizationRequest,
+  AuthorizationRequestCheck,
+  AuthorizationRequestContext,
+  AuthorizationServerHooks,
+  AuthorizationServerMetadataContext,
+  GrantContext,
+  GrantHandler,
+  GrantRequest,
+  GrantResult,
+  IssueTokensRequest,
+  MetadataContribution,
+  NamedAuthorizationRequestCheck,
+  RegisteredClient,
+  TokenClaimsContext,
+  TokenClaimsHook,
+} from './contracts/authorization-server.hooks.js';
+export type {
+  ChallengeContext,
+  ChallengeParametersContribution,
+  ResourceMetadataContext,
+  ResourceServerHooks,
+} from './contracts/resource-server.hooks.js';
+export type { ClientGrantContext, ClientGrantStrategy, ClientHooks } from './contracts/client.hooks.js';
+export { defineExtension, type Extension, type ExtensionSummary } from './contracts/extension.contract.js';
+export { isExtensionId } from './checks/extension-id.check.js';
+export { isSemver } from './checks/semver.check.js';
+export { isGrantTypeName, RESERVED_GRANT_TYPES } from './checks/grant-type.check.js';
+export {
+  RESERVED_AUTHORIZATION_SERVER_METADATA,
+  RESERVED_RESOURCE_METADATA,
+} from './checks/metadata-field.check.js';
+export { RESERVED_TOKEN_CLAIMS } from './checks/token-claim.check.js';
+export {
+  isChallengeParameterName,
+  isChallengeParameterValue,
+  RESERVED_CHALLENGE_PARAMETERS,
+} from './checks/challenge-parameter.check.js';
+export {
+  ExtensionRegistryError,
+  type ExtensionRegistryErrorCode,
+} from './registry/extension-registry.error.js';
+export {
+  ExtensionRegistry,
+  type RegisteredAuthorizationRequestCheck,
+  type RegisteredClientGrantStrategy,
+} from './registry/extension.registry.js';

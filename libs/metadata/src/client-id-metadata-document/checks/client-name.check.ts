@@ -1,0 +1,22 @@
+/*
+ * MCP authorization (2026-07-28), "Client ID Metadata Documents": "The metadata document MUST include at least
+ * the following properties: client_id, client_name, redirect_uris"; details.md: "The document MUST contain
+ * `client_id` ..., `client_name`, `redirect_uris`". A blank name counts as missing: the consent screen would
+ * have nothing to show but the URL (draft-00 section 6.4, phishing).
+ */
+import { violation, type ClientIdMetadataDocumentCheck } from '../violation.js';
+
+/**
+ * `client_name` is a non-blank string.
+ *
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-oauth-client-id-metadata-document-00#section-6.4
+ */
+export const checkClientName: ClientIdMetadataDocumentCheck = (document) => {
+  const name = document['client_name'];
+  if (typeof name === 'string' && name.trim() !== '') return [];
+  return [
+    violation('client_name_missing', 'client_name is REQUIRED and must be a non-blank string', [
+      'client_name',
+    ]),
+  ];
+};

@@ -1,0 +1,41 @@
+export {
+  OAUTH_ERROR_CODES,
+  OAUTH_ERROR_STATUS,
+  OAuthError,
+  isOAuthErrorCode,
+  type OAuthErrorCode,
+  type OAuthErrorResponseBody,
+} from './oauth-error.js';
+export { canonicalizeResourceUri } from './resource-uri.js';
+export {
+  WELL_KNOWN_PATHS,
+  authorizationServerMetadataUrls,
+  protectedResourceMetadataUrls,
+  type AuthorizationServerMetadataUrlOptions,
+} from './well-known.js';
+export { formatWwwAuthenticate, parseWwwAuthenticate, type Challenge } from './www-authenticate.js';
+export {
+  expandScopes,
+  formatScope,
+  isScopeToken,
+  missingScopes,
+  parseScope,
+  scopesSatisfy,
+  unionScopes,
+  type ScopeHierarchy,
+  type ScopeInput,
+} from './scopes.js';
+export { isLoopbackHost, isLoopbackIpLiteral, redirectUriMatches } from './redirect-uri.js';
+export {
+  PKCE_METHOD_S256,
+  codeChallengeS256,
+  generateCodeVerifier,
+  isCodeVerifier,
+  isS256CodeChallenge,
+  verifyCodeChallenge,
+} from './pkce.js';
+export {
+  checkAuthorizationResponseIssuer,
+  type IssuerCheckFailure,
+  type IssuerCheckResult,
+} from './issuer-check.js';
