@@ -1,3 +1,4 @@
 import preset from '../../jest.preset.js';
 
-export default { ...preset, displayName: 'persistence' };
+// test/ is the persistence-integration project's (it needs libs/testing, which depends on this lib).
+export default { ...preset, displayName: 'persistence', testMatch: ['<rootDir>/src/**/*.spec.ts'] };

@@ -18,7 +18,15 @@ function build() {
   const projects = APPS.map((app) => app.name).join(',');
   const result = spawnSync(
     process.execPath,
-    ['node_modules/nx/dist/bin/nx.js', 'run-many', '-t', 'build', '-p', projects, '--outputStyle=dynamic-legacy'],
+    [
+      'node_modules/nx/dist/bin/nx.js',
+      'run-many',
+      '-t',
+      'build',
+      '-p',
+      projects,
+      '--outputStyle=dynamic-legacy',
+    ],
     { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: process.env.NX_DAEMON ?? 'false' } },
   );
   if (result.status !== 0) process.exit(result.status ?? 1);
@@ -67,7 +75,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => undefined);
 result.then(
   () => process.exit(0),
   (events) => {
-    const failed = events.filter((event) => event.exitCode !== 0).map((event) => `${event.command.name} (${event.exitCode})`);
+    const failed = events
+      .filter((event) => event.exitCode !== 0)
+      .map((event) => `${event.command.name} (${event.exitCode})`);
     process.stderr.write(`Stopped with errors: ${failed.join(', ')}\n`);
     process.exit(1);
   },

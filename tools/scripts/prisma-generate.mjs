@@ -10,9 +10,13 @@ if (!existsSync(`${root}/${schema}`)) process.exit(0);
 
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' };
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
-const result = spawnSync(process.execPath, ['node_modules/prisma/build/index.js', 'generate', '--schema', schema], {
-  cwd: root,
-  env,
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  process.execPath,
+  ['node_modules/prisma/build/index.js', 'generate', '--schema', schema],
+  {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  },
+);
 process.exit(result.status ?? 1);

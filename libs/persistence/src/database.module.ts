@@ -1,4 +1,11 @@
-import { Global, Inject, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Logger,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { openDatabase, type Database, type DatabaseTarget } from './database.js';
 import { PrismaClient } from './generated/prisma/client.js';
 

@@ -43,7 +43,10 @@ export class DatabaseConnectionError extends Error {
 }
 
 /** Opens (and by default migrates) the database the target names. */
-export async function openDatabase(target: DatabaseTarget, options: OpenDatabaseOptions = {}): Promise<Database> {
+export async function openDatabase(
+  target: DatabaseTarget,
+  options: OpenDatabaseOptions = {},
+): Promise<Database> {
   const database =
     'url' in target ? await openPostgres(target.url, options) : await openEmbedded(target, options.logger);
   if (options.migrate !== false) {
@@ -73,7 +76,11 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   // Connect once up front so a wrong URL fails the boot with a clear message, not on the first request.
   await (await connect()).end();
   const prisma = new PrismaClient({
-    adapter: new PrismaPg({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 }),
+    adapter: new PrismaPg({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+    }),
   });
   const withSession = async <T>(fn: (session: SqlSession) => Promise<T>): Promise<T> => {
     const client = await connect();

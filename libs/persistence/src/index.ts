@@ -7,7 +7,12 @@ export type { EmbeddedLock } from './embedded-lock.js';
 export { MIGRATIONS_DIR, migrationChecksum, readMigrations } from './migrator/migrations.js';
 export type { MigrationFile } from './migrator/migrations.js';
 export { migrate, pendingMigrations, MigrationError, PRISMA_MIGRATE_LOCK_KEY } from './migrator/migrator.js';
-export type { MigrateOptions, MigrateResult, MigrationErrorCode, MigrationLogger } from './migrator/migrator.js';
+export type {
+  MigrateOptions,
+  MigrateResult,
+  MigrationErrorCode,
+  MigrationLogger,
+} from './migrator/migrator.js';
 export { pgSession, pgliteSession } from './migrator/sql-session.js';
 export type { SqlSession } from './migrator/sql-session.js';
 export { redactDatabaseUrl } from './redact-url.js';

@@ -109,7 +109,10 @@ model Grant {
   it('reports referential actions, enum values and index methods that differ', async () => {
     const sql = RICH_SQL.replace(`('ADMIN', 'member')`, `('ADMIN', 'member', 'GUEST')`)
       .replace('USING GIN ', '')
-      .replace('("team_id") REFERENCES "teams"("id") ON DELETE CASCADE', '("team_id") REFERENCES "teams"("id") ON DELETE RESTRICT');
+      .replace(
+        '("team_id") REFERENCES "teams"("id") ON DELETE CASCADE',
+        '("team_id") REFERENCES "teams"("id") ON DELETE RESTRICT',
+      );
     expect(compareSchemas(await describeSql(sql), await expectedSchemaFromPrisma(RICH_SCHEMA))).toEqual([
       'foreign key members_team_id_fkey: on delete RESTRICT in database, CASCADE in schema',
       'index teams_settings_idx: method btree in database, gin in schema',

@@ -1,5 +1,11 @@
 export { listen, runMain, describeStartupError } from './bootstrap.js';
-export type { AppOverrides, ConfiguredApp, MainOptions, PortcullisAppModule, RunningApp } from './bootstrap.js';
+export type {
+  AppOverrides,
+  ConfiguredApp,
+  MainOptions,
+  PortcullisAppModule,
+  RunningApp,
+} from './bootstrap.js';
 export { baseEnvSchema, parseEnv, databaseTargetFromEnv, ConfigError } from './config.js';
 export type { BaseEnv, EnvSource } from './config.js';
 export { HealthController } from './health.controller.js';

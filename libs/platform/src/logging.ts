@@ -77,7 +77,8 @@ export function loggerParams(options: LoggingOptions): Params {
     name: options.appName,
     level: options.level,
     // Fastify assigned the id already (see bootstrap); this covers a request that reaches pino-http first.
-    genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? requestIdFor(req.headers['x-request-id']),
+    genReqId: (req) =>
+      (req as IncomingMessage & { id?: string }).id ?? requestIdFor(req.headers['x-request-id']),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: {
       req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({

@@ -15,7 +15,10 @@ export class PlatformModule {
   static forRoot(options: PlatformModuleOptions): DynamicModule {
     return {
       module: PlatformModule,
-      imports: [LoggerModule.forRoot(loggerParams(options.logging)), DatabaseModule.forRoot({ target: options.database })],
+      imports: [
+        LoggerModule.forRoot(loggerParams(options.logging)),
+        DatabaseModule.forRoot({ target: options.database }),
+      ],
       controllers: [HealthController],
       exports: [DatabaseModule],
     };

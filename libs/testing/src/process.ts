@@ -30,18 +30,20 @@ export function spawnApp(mainPath: string, env: Record<string, string | undefine
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const { stdout, stderr } = child;
+  if (!stdout || !stderr) throw new Error('spawnApp: the child has no piped output');
   let out = '';
   let err = '';
   const exited = new Promise<number | NodeJS.Signals>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
   });
   const ready = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
       const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
-      if (match) resolve(match[1]!);
+      if (match?.[1]) resolve(match[1]);
     });
-    child.stderr!.on('data', (chunk: Buffer) => {
+    stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString('utf8');
     });
     void exited.then((code) => reject(new Error(`app exited (${code}) before listening: ${err.trim()}`)));

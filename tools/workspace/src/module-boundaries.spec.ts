@@ -21,10 +21,15 @@ describe('module boundaries', () => {
     ['revisions', "import Fastify from 'fastify';"],
     ['extensions', "import pg from 'pg';"],
   ])('fails lint when framework-free %s imports a framework (%s)', async (lib, code) => {
-    const errors = await boundaryErrors(`libs/${lib}/src/boundary-probe.ts`, `${code}\nexport const probe = 1;\n`);
+    const errors = await boundaryErrors(
+      `libs/${lib}/src/boundary-probe.ts`,
+      `${code}\nexport const probe = 1;\n`,
+    );
     expect(errors).toHaveLength(1);
     const imported = /from '([^']+)'/.exec(code)![1]!;
-    expect(errors[0]).toBe(`A project tagged with "type:framework-free" is not allowed to import "${imported}"`);
+    expect(errors[0]).toBe(
+      `A project tagged with "type:framework-free" is not allowed to import "${imported}"`,
+    );
   });
 
   it('fails lint when a framework-free lib imports a NestJS lib', async () => {

@@ -12,10 +12,10 @@ const QUOTED = /'(?:[^']|'')*'|"(?:[^"]|"")*"/g;
 const CAST =
   /::\s*(?:(?:"(?:[^"]|"")*"|[a-z_]\w*)\s*\.\s*)?(?:"(?:[^"]|"")*"|[a-z_]\w*(?:\s+(?:varying|precision))?)(?:\s*\(\s*\d+(?:\s*,\s*\d+)?\s*\))?(?:\s+with(?:out)?\s+time\s+zone)?(?:\s*\[\s*\d*\s*\])*/gi;
 
-/** Placeholder for a hidden string literal: NUL, its index, NUL. NUL cannot occur in PostgreSQL text. */
-const PLACEHOLDER = /\u0000(\d+)\u0000/g;
+/** Placeholder for a hidden string literal: U+E000, its index, U+E000 (a private-use character, not SQL). */
+const PLACEHOLDER = /\uE000(\d+)\uE000/g;
 
-const NUMBER = /(?<![\w.\u0000])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.\u0000])/gi;
+const NUMBER = /(?<![\w.\uE000])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.\uE000])/gi;
 
 const WHOLE_NUMBER = /^-?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i;
 
@@ -32,7 +32,7 @@ export function canonicalDefault(sql: string, type: string): string {
   let text = sql.replace(QUOTED, (token) => {
     if (token.startsWith('"')) return token;
     literals.push(token.slice(1, -1).replaceAll("''", "'"));
-    return `\u0000${literals.length - 1}\u0000`;
+    return `\uE000${literals.length - 1}\uE000`;
   });
   text = text.replace(CAST, '');
   text = text.replace(/"(?:[^"]|"")*"|[^"]+/g, (part) =>
@@ -40,7 +40,7 @@ export function canonicalDefault(sql: string, type: string): string {
   );
   text = stripOuterParentheses(text)
     .replaceAll('now()', 'current_timestamp')
-    .replace(/^nextval\(\u0000\d+\u0000\)$/, 'autoincrement()')
+    .replace(/^nextval\(\uE000\d+\uE000\)$/, 'autoincrement()')
     .replace(NUMBER, canonicalNumber);
   const elementType = type.replace(/(\[\])+$/, '');
   return text.replace(PLACEHOLDER, (_, index: string) =>

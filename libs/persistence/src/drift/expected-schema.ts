@@ -121,67 +121,88 @@ export async function expectedSchemaFromPrisma(schemaText: string): Promise<Sche
   return describeDatamodel(dmmf.datamodel, schemaText);
 }
 
+/** Database names of the datamodel's models and fields, `@@map` and `@map` applied. */
+interface Names {
+  table(model: string): string;
+  column(model: string, field: string): string;
+}
+
 function describeDatamodel(datamodel: DmmfDatamodel, schemaText: string): SchemaDescription {
   const models = new Map(datamodel.models.map((model) => [model.name, model]));
   const enums = new Map(datamodel.enums.map((e) => [e.name, e]));
-  const tableOf = (modelName: string): string => {
-    const model = models.get(modelName);
-    return model?.dbName ?? modelName;
-  };
-  const columnOf = (modelName: string, fieldName: string): string => {
-    const field = models.get(modelName)?.fields.find((candidate) => candidate.name === fieldName);
-    return field?.dbName ?? fieldName;
+  const names: Names = {
+    table: (model) => models.get(model)?.dbName ?? model,
+    column: (model, field) =>
+      models.get(model)?.fields.find((candidate) => candidate.name === field)?.dbName ?? field,
   };
   // With relationMode = "prisma" the relations live in Prisma Client only: no foreign keys are created.
   const foreignKeysEnforced = !/datasource\s+\w+\s*\{[^}]*relationMode\s*=\s*"prisma"/.test(schemaText);
 
-  const tables: TableDescription[] = datamodel.models.map((model) => {
-    const table = tableOf(model.name);
-    const columns = model.fields
+  const tables: TableDescription[] = datamodel.models.map((model) => ({
+    name: names.table(model.name),
+    columns: model.fields
       .filter((field) => field.kind === 'scalar' || field.kind === 'enum')
-      .map((field) => describeColumn(field, enums));
-    let primaryKey: KeyDescription | null = null;
-    const indexes: IndexDescription[] = [];
-    for (const index of datamodel.indexes.filter((candidate) => candidate.model === model.name)) {
-      const names = index.fields.map((field) => columnOf(model.name, field.name));
-      if (index.type === 'id') {
-        primaryKey = { name: index.dbName ?? prismaConstraintName(table, names, 'pkey'), columns: names };
-      } else if (index.type === 'unique' || index.type === 'normal') {
-        const unique = index.type === 'unique';
-        indexes.push({
-          name: index.dbName ?? prismaConstraintName(table, names, unique ? 'key' : 'idx'),
-          columns: names.map((name, i) => (index.fields[i]?.sortOrder === 'desc' ? `${name} DESC` : name)),
-          unique,
-          method: (index.algorithm ?? 'BTree').toLowerCase(),
-        });
-      }
-    }
-    const foreignKeys: ForeignKeyDescription[] = [];
-    for (const field of model.fields) {
-      if (field.kind !== 'object' || !field.relationFromFields?.length || !foreignKeysEnforced) continue;
-      const fkColumns = field.relationFromFields.map((name) => columnOf(model.name, name));
-      foreignKeys.push({
-        name:
-          relationMapName(schemaText, model.name, field.name) ??
-          prismaConstraintName(table, fkColumns, 'fkey'),
-        columns: fkColumns,
-        referencedTable: tableOf(field.type),
-        referencedColumns: (field.relationToFields ?? []).map((name) => columnOf(field.type, name)),
-        onDelete:
-          ACTIONS[field.relationOnDelete ?? (field.isRequired ? 'Restrict' : 'SetNull')] ?? 'NO ACTION',
-        onUpdate: ACTIONS[field.relationOnUpdate ?? 'Cascade'] ?? 'NO ACTION',
-      });
-    }
-    return { name: table, columns, primaryKey, indexes: byName(indexes), foreignKeys: byName(foreignKeys) };
-  });
-
-  tables.push(...implicitManyToManyTables(datamodel.models, tableOf, foreignKeysEnforced));
+      .map((field) => describeColumn(field, enums)),
+    ...describeIndexes(model, datamodel.indexes, names),
+    foreignKeys: foreignKeysEnforced ? describeForeignKeys(model, names, schemaText) : [],
+  }));
+  tables.push(...implicitManyToManyTables(datamodel.models, names, foreignKeysEnforced));
 
   const enumDescriptions: EnumDescription[] = datamodel.enums.map((e) => ({
     name: e.dbName ?? e.name,
     values: e.values.map((value) => value.dbName ?? value.name),
   }));
   return { tables: byName(tables), enums: byName(enumDescriptions) };
+}
+
+function describeIndexes(
+  model: DmmfModel,
+  indexes: DmmfIndex[],
+  names: Names,
+): Pick<TableDescription, 'primaryKey' | 'indexes'> {
+  const table = names.table(model.name);
+  let primaryKey: KeyDescription | null = null;
+  const described: IndexDescription[] = [];
+  for (const index of indexes.filter((candidate) => candidate.model === model.name)) {
+    const columns = index.fields.map((field) => names.column(model.name, field.name));
+    if (index.type === 'id') {
+      primaryKey = { name: index.dbName ?? prismaConstraintName(table, columns, 'pkey'), columns };
+    } else if (index.type === 'unique' || index.type === 'normal') {
+      const unique = index.type === 'unique';
+      described.push({
+        name: index.dbName ?? prismaConstraintName(table, columns, unique ? 'key' : 'idx'),
+        columns: columns.map((name, i) => (index.fields[i]?.sortOrder === 'desc' ? `${name} DESC` : name)),
+        unique,
+        method: (index.algorithm ?? 'BTree').toLowerCase(),
+      });
+    }
+  }
+  return { primaryKey, indexes: byName(described) };
+}
+
+/**
+ * The foreign keys of the relation fields that hold `fields:`, with Prisma's default actions where the schema
+ * names none: `onDelete` Restrict for a required relation and SetNull for an optional one, `onUpdate` Cascade.
+ *
+ * @see https://www.prisma.io/docs/orm/prisma-schema/data-model/relations/referential-actions#referential-action-defaults
+ */
+function describeForeignKeys(model: DmmfModel, names: Names, schemaText: string): ForeignKeyDescription[] {
+  const table = names.table(model.name);
+  const foreignKeys: ForeignKeyDescription[] = [];
+  for (const field of model.fields) {
+    if (field.kind !== 'object' || !field.relationFromFields?.length) continue;
+    const columns = field.relationFromFields.map((name) => names.column(model.name, name));
+    foreignKeys.push({
+      name:
+        relationMapName(schemaText, model.name, field.name) ?? prismaConstraintName(table, columns, 'fkey'),
+      columns,
+      referencedTable: names.table(field.type),
+      referencedColumns: (field.relationToFields ?? []).map((name) => names.column(field.type, name)),
+      onDelete: ACTIONS[field.relationOnDelete ?? (field.isRequired ? 'Restrict' : 'SetNull')] ?? 'NO ACTION',
+      onUpdate: ACTIONS[field.relationOnUpdate ?? 'Cascade'] ?? 'NO ACTION',
+    });
+  }
+  return byName(foreignKeys);
 }
 
 function describeColumn(
@@ -272,7 +293,7 @@ function quote(text: string): string {
  */
 function implicitManyToManyTables(
   models: DmmfModel[],
-  tableOf: (model: string) => string,
+  names: Names,
   foreignKeysEnforced: boolean,
 ): TableDescription[] {
   const sides = new Map<string, { model: DmmfModel; field: DmmfField }[]>();
@@ -312,7 +333,7 @@ function implicitManyToManyTables(
         ? ends.map(({ column, model, id }) => ({
             name: prismaConstraintName(table, [column], 'fkey'),
             columns: [column],
-            referencedTable: tableOf(model),
+            referencedTable: names.table(model),
             referencedColumns: [id?.name ?? 'id'],
             onDelete: 'CASCADE' as const,
             onUpdate: 'CASCADE' as const,

@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
 )`;
 
-export type MigrationErrorCode = 'checksum_mismatch' | 'failed_migration' | 'lock_timeout' | 'migration_failed';
+export type MigrationErrorCode =
+  'checksum_mismatch' | 'failed_migration' | 'lock_timeout' | 'migration_failed';
 
 /** Stops the boot: the database and the shipped migrations disagree, or a migration cannot be applied. */
 export class MigrationError extends Error {
@@ -116,7 +117,10 @@ export async function migrate(session: SqlSession, options: MigrateOptions = {})
 }
 
 /** Names of shipped migrations the database has not applied (empty when the schema is current). */
-export async function pendingMigrations(session: SqlSession, migrations?: MigrationFile[]): Promise<string[]> {
+export async function pendingMigrations(
+  session: SqlSession,
+  migrations?: MigrationFile[],
+): Promise<string[]> {
   const shipped = migrations ?? (await readMigrations());
   const table = await session.query<{ present: boolean }>(
     `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`,
