@@ -17,6 +17,19 @@ export { pgSession, pgliteSession } from './migrator/sql-session.js';
 export type { SqlSession } from './migrator/sql-session.js';
 export { redactDatabaseUrl } from './redact-url.js';
 export { PrismaClient, Prisma } from './generated/prisma/client.js';
+export type {
+  AccessToken,
+  AuthorizationCode,
+  AuthorizationGrant,
+  Client,
+  Consent,
+  LoginSession,
+  Note,
+  PendingAuthorization,
+  RefreshToken,
+  SigningKey,
+  User,
+} from './generated/prisma/client.js';
 export type * from './generated/prisma/models.js';
 export {
   compareSchemas,

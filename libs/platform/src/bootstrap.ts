@@ -52,6 +52,8 @@ export async function listen(
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bufferLogs: true,
+    // OAuth endpoints read the form body as sent: a repeated parameter must be seen, not merged (RFC 6749 3.1).
+    rawBody: true,
     abortOnError: false,
     // Until pino takes over, Nest would print startup failures with stacks; runMain reports them in one line.
     logger: false,

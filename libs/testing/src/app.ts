@@ -7,6 +7,8 @@ export interface StartAppOptions {
   /** A harness database to share; by default the app gets a fresh one, stopped with it. */
   database?: TestDatabase;
   overrides?: Omit<AppOverrides, 'database'>;
+  /** A fixed loopback port (see {@link freePort}), for apps whose configuration names their own URL. */
+  port?: number;
 }
 
 export interface TestApp {
@@ -25,10 +27,10 @@ export async function startApp(
   const ownsDatabase = !options.database;
   try {
     const configured = appModule.configure(
-      { LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env, HOST: '127.0.0.1', PORT: '0' },
+      { LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env, HOST: '127.0.0.1', PORT: String(options.port ?? 0) },
       { ...options.overrides, database: database.target },
     );
-    const running = await listen(configured.module, { host: '127.0.0.1', port: 0 });
+    const running = await listen(configured.module, { host: '127.0.0.1', port: options.port ?? 0 });
     return {
       url: running.url,
       database,
@@ -41,4 +43,18 @@ export async function startApp(
     if (ownsDatabase) await database.stop();
     throw error;
   }
+}
+
+/** A loopback port nothing listens on right now, for an app that must know its URL before it starts. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -2,8 +2,32 @@ export { startDatabase } from './database.js';
 export type { StartDatabaseOptions, TestDatabase, TestDatabaseKind } from './database.js';
 export { startRedis } from './redis.js';
 export type { TestRedis, TestRedisResult } from './redis.js';
-export { startApp } from './app.js';
+export { freePort, startApp } from './app.js';
 export type { StartAppOptions, TestApp } from './app.js';
 export { containerRuntimeAvailable } from './runtime.js';
 export { spawnApp } from './process.js';
 export type { SpawnedApp } from './process.js';
+export { HeadlessUserAgent } from './user-agent/headless-user-agent.js';
+export type {
+  FollowUntilResult,
+  FormSelector,
+  HeadlessUserAgentOptions,
+  HistoryEntry,
+  RequestOptions,
+  SubmitOptions,
+  UserAgentRequest,
+  UserAgentResponse,
+} from './user-agent/headless-user-agent.js';
+export { parseForms } from './user-agent/html-forms.js';
+export type { HtmlForm, HtmlFormButton, HtmlFormControl } from './user-agent/html-forms.js';
+export { buildFormSubmission } from './user-agent/form-submission.js';
+export type {
+  ButtonSelector,
+  FormSubmission,
+  FormSubmissionOptions,
+  FormValues,
+} from './user-agent/form-submission.js';
+export { CookieJar, isPotentiallyTrustworthy } from './user-agent/cookie-jar.js';
+export type { Cookie, CookieJarOptions, SetCookieOutcome } from './user-agent/cookie-jar.js';
+export { startLoopbackServer } from './user-agent/loopback-server.js';
+export type { LoopbackServer, ReceivedRequest } from './user-agent/loopback-server.js';

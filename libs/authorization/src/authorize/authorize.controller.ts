@@ -1,0 +1,86 @@
+import { Controller, Get, Inject, Logger, Req, Res } from '@nestjs/common';
+import { OAuthError } from '@portcullis/protocol';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CLIENT_SOURCE, type ClientSource } from '../clients/client.js';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  type AuthorizationServerOptions,
+} from '../config/authorization-server.options.js';
+import { RequestParameters } from '../http/request-parameters.js';
+import { errorPage, sendPage } from '../interaction/html.js';
+import { InteractionService } from '../interaction/interaction.service.js';
+import { ResourceRegistry } from '../resources/resource-registry.js';
+import { established, type AuthorizationCheckContext } from './authorization-check.js';
+import { AUTHORIZATION_CHECKS } from './authorization.checks.js';
+
+/**
+ * The authorization endpoint (GET). Runs {@link AUTHORIZATION_CHECKS} in order: an error before the redirect URI
+ * is trusted is an HTML page; any later one goes back to the client with `error`, `error_description`, `state`
+ * and `iss`. No CORS: this endpoint is navigated to, never fetched.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
+ * @see https://www.rfc-editor.org/rfc/rfc9207#section-2
+ */
+@Controller()
+export class AuthorizeController {
+  readonly #logger = new Logger('Authorize');
+
+  constructor(
+    @Inject(CLIENT_SOURCE) private readonly clients: ClientSource,
+    private readonly resources: ResourceRegistry,
+    private readonly interactions: InteractionService,
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+  ) {}
+
+  @Get('authorize')
+  async authorize(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const params = RequestParameters.fromUrl(request.url);
+    const context: AuthorizationCheckContext = {
+      params,
+      issuer: this.options.issuer,
+      revision: this.options.revision,
+      clients: this.clients,
+      resources: this.resources,
+      extensions: this.options.extensions,
+    };
+    for (const check of AUTHORIZATION_CHECKS) {
+      try {
+        await check.run(context);
+      } catch (error) {
+        const oauth = this.#asOAuthError(error, check.name);
+        if (check.beforeRedirect) {
+          return sendPage(reply, oauth.status === 500 ? 500 : 400, errorPage(oauth.code, oauth.description));
+        }
+        const state = params.repeated.includes('state') ? undefined : params.get('state');
+        return this.interactions.redirectError(
+          reply,
+          { redirectUri: established(context, 'redirectUri'), ...(state ? { state } : {}) },
+          oauth.code,
+          oauth.description,
+        );
+      }
+    }
+    const state = params.get('state');
+    const nonce = params.get('nonce');
+    await this.interactions.begin(
+      {
+        clientId: established(context, 'client').clientId,
+        redirectUri: established(context, 'redirectUri'),
+        ...(state ? { state } : {}),
+        codeChallenge: established(context, 'codeChallenge'),
+        resource: established(context, 'resource').uri,
+        scopes: established(context, 'scopes'),
+        ...(nonce ? { nonce } : {}),
+        prompt: [...established(context, 'prompt')],
+      },
+      request,
+      reply,
+    );
+  }
+
+  #asOAuthError(error: unknown, check: string): OAuthError {
+    if (error instanceof OAuthError) return error;
+    this.#logger.error({ err: error, check }, 'authorization check failed unexpectedly');
+    return new OAuthError('server_error', 'the request could not be processed');
+  }
+}

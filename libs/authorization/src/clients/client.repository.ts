@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaClient, type Client } from '@portcullis/persistence';
+import type { ClientSource, OAuthClient } from './client.js';
+
+/** The fields of a new client row, secret already hashed. */
+export interface NewClient {
+  clientId: string;
+  clientName?: string;
+  redirectUris: string[];
+  grantTypes: string[];
+  responseTypes?: string[];
+  tokenEndpointAuthMethod: string;
+  applicationType: string;
+  scope?: string;
+  secretHash?: string;
+  origin: 'preregistered' | 'dynamic';
+  metadata?: Record<string, unknown>;
+}
+
+/** Clients stored in the database: pre-registered and dynamically registered ones. */
+@Injectable()
+export class ClientRepository implements ClientSource {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async find(clientId: string): Promise<OAuthClient | undefined> {
+    const row = await this.prisma.client.findUnique({ where: { id: clientId } });
+    return row ? toOAuthClient(row) : undefined;
+  }
+
+  async create(client: NewClient): Promise<OAuthClient> {
+    const row = await this.prisma.client.create({
+      data: {
+        id: client.clientId,
+        name: client.clientName ?? null,
+        redirectUris: client.redirectUris,
+        grantTypes: client.grantTypes,
+        responseTypes: client.responseTypes ?? ['code'],
+        tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
+        applicationType: client.applicationType,
+        scope: client.scope ?? null,
+        secretHash: client.secretHash ?? null,
+        origin: client.origin,
+        metadata: (client.metadata ?? {}) as object,
+      },
+    });
+    return toOAuthClient(row);
+  }
+
+  async list(): Promise<OAuthClient[]> {
+    const rows = await this.prisma.client.findMany({ orderBy: { createdAt: 'asc' } });
+    return rows.map(toOAuthClient);
+  }
+
+  async delete(clientId: string): Promise<boolean> {
+    const { count } = await this.prisma.client.deleteMany({ where: { id: clientId } });
+    return count === 1;
+  }
+}
+
+function toOAuthClient(row: Client): OAuthClient {
+  return {
+    clientId: row.id,
+    ...(row.name ? { clientName: row.name } : {}),
+    redirectUris: row.redirectUris,
+    grantTypes: row.grantTypes,
+    responseTypes: row.responseTypes,
+    tokenEndpointAuthMethod: row.tokenEndpointAuthMethod,
+    applicationType: row.applicationType,
+    ...(row.secretHash ? { secretHash: row.secretHash } : {}),
+    ...(row.secretExpiresAt ? { secretExpiresAt: row.secretExpiresAt } : {}),
+    metadata: (row.metadata ?? {}) as Record<string, unknown>,
+  };
+}

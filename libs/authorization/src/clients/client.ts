@@ -1,0 +1,38 @@
+/**
+ * A client as the authorization server knows it, whichever way it got its client ID (pre-registration, dynamic
+ * registration, or a client ID metadata document).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
+ */
+export interface OAuthClient {
+  readonly clientId: string;
+  readonly clientName?: string;
+  readonly redirectUris: readonly string[];
+  readonly grantTypes: readonly string[];
+  readonly responseTypes: readonly string[];
+  /** `none` for a public client; `client_secret_basic`, `client_secret_post` or `private_key_jwt` otherwise. */
+  readonly tokenEndpointAuthMethod: string;
+  readonly applicationType: string;
+  /** Stored hash of the secret, for the shared-secret methods. */
+  readonly secretHash?: string;
+  readonly secretExpiresAt?: Date;
+  /** Every registered metadata value, as registered (RFC 7591 names). */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Where `/authorize` and `/token` look clients up. The database holds pre-registered and dynamically registered
+ * clients; other sources (client ID metadata documents) plug in beside it.
+ */
+export interface ClientSource {
+  /** The client, or undefined when this source does not know it. */
+  find(clientId: string): Promise<OAuthClient | undefined>;
+}
+
+/** Injection token of the {@link ClientSource} the endpoints use. */
+export const CLIENT_SOURCE = 'portcullis:client-source';
+
+/** Whether the client authenticates at the token endpoint (RFC 6749 2.1: confidential) or not (public). */
+export function isConfidential(client: OAuthClient): boolean {
+  return client.tokenEndpointAuthMethod !== 'none';
+}

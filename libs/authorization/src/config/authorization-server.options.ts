@@ -1,0 +1,57 @@
+import type { ExtensionRegistry } from '@portcullis/extensions';
+import type { ScopeHierarchy } from '@portcullis/protocol';
+import type { RevisionId } from '@portcullis/revisions';
+
+/**
+ * A protected resource this authorization server issues tokens for (RFC 8707): its canonical URI, which becomes
+ * the token audience, and the scopes it understands.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8707#section-2
+ */
+export interface ResourceDefinition {
+  /** Canonical resource URI (spec 2.5); compared byte for byte with the canonical form of `resource`. */
+  readonly uri: string;
+  /** Scopes the resource defines; also the default when a request names none. */
+  readonly scopesSupported: readonly string[];
+  /** Broader scope -> the scopes it implies (`notes` -> `notes:read notes:write`). */
+  readonly scopeHierarchy?: ScopeHierarchy;
+  /** Shown on the consent page. */
+  readonly name?: string;
+}
+
+/** Lifetimes, in seconds. */
+export interface TokenLifetimes {
+  readonly accessToken: number;
+  readonly authorizationCode: number;
+  readonly idToken: number;
+  /** A refresh token unused this long expires (rotation renews it). */
+  readonly refreshTokenIdle: number;
+  /** No refresh family outlives this, counted from the authorization. */
+  readonly refreshTokenAbsolute: number;
+  readonly loginSession: number;
+  /** A pending authorization request waits this long for login and consent. */
+  readonly interaction: number;
+}
+
+/** Everything the authorization-server feature modules need, assembled by the app from its configuration. */
+export interface AuthorizationServerOptions {
+  /** The issuer identifier, published byte for byte as `issuer` (RFC 8414 section 2). */
+  readonly issuer: string;
+  readonly revision: RevisionId;
+  readonly resources: readonly ResourceDefinition[];
+  readonly lifetimes: TokenLifetimes;
+  /** 32-byte key encrypting private signing keys at rest; without it they are stored in the clear. */
+  readonly keyEncryptionKey?: Uint8Array;
+  /** Secret signing the session and browser-binding cookies. */
+  readonly cookieSecret: Uint8Array;
+  readonly extensions: ExtensionRegistry;
+  /** Requests per minute per client address on `/token` and on login submissions. */
+  readonly rateLimits: { readonly token: number; readonly login: number };
+  /** Redis for the rate limiter's counters; in memory when absent. */
+  readonly redisUrl?: string;
+  /** Extra text on the login page (the development banner naming the demo user). */
+  readonly loginHint?: string;
+}
+
+/** Injection token of the {@link AuthorizationServerOptions}. */
+export const AUTHORIZATION_SERVER_OPTIONS = 'portcullis:authorization-server-options';

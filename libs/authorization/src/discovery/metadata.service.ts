@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { JsonValue } from '@portcullis/extensions';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  type AuthorizationServerOptions,
+} from '../config/authorization-server.options.js';
+import { SIGNING_ALGORITHM } from '../keys/signing-keys.service.js';
+import { ResourceRegistry, SERVER_SCOPES } from '../resources/resource-registry.js';
+
+/** Fields a feature module adds to the metadata (registration, introspection, ...), in the host's own name. */
+export type MetadataFields = Readonly<Record<string, JsonValue>>;
+
+/**
+ * The authorization server metadata (RFC 8414 section 2), served identically as OpenID Provider metadata
+ * (OIDC Discovery section 3). `issuer` is the configured issuer byte for byte; endpoints hang under it.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-2
+ * @see https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderMetadata
+ * @see https://www.rfc-editor.org/rfc/rfc9207#section-3 (authorization_response_iss_parameter_supported)
+ */
+@Injectable()
+export class MetadataService {
+  readonly #additions: MetadataFields[] = [];
+
+  constructor(
+    private readonly resources: ResourceRegistry,
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+  ) {}
+
+  /** Adds host fields (a feature module's endpoints); extensions contribute through the registry instead. */
+  contribute(fields: MetadataFields): void {
+    this.#additions.push(fields);
+  }
+
+  /** The absolute URL of an endpoint under the issuer. */
+  endpoint(name: string): string {
+    return `${this.options.issuer.replace(/\/$/, '')}/${name}`;
+  }
+
+  document(): Record<string, JsonValue> {
+    const { issuer, revision, extensions } = this.options;
+    const resourceScopes = this.resources.list().flatMap((resource) => resource.scopesSupported);
+    const grantTypes = ['authorization_code', 'refresh_token', ...extensions.grantTypes()];
+    return {
+      issuer,
+      authorization_endpoint: this.endpoint('authorize'),
+      token_endpoint: this.endpoint('token'),
+      jwks_uri: this.endpoint('jwks'),
+      userinfo_endpoint: this.endpoint('userinfo'),
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: [...new Set(grantTypes)],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      scopes_supported: [...new Set([...SERVER_SCOPES, ...resourceScopes])],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: [SIGNING_ALGORITHM],
+      claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'preferred_username'],
+      prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+      authorization_response_iss_parameter_supported: true,
+      ...Object.assign({}, ...this.#additions),
+      ...extensions.authorizationServerMetadata({ issuer, revision }),
+    };
+  }
+}

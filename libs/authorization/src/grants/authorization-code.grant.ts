@@ -1,0 +1,101 @@
+// Rules kept: RFC 6749 4.1.3 (code, redirect_uri and client bound to the code), OAuth 2.1 4.1.3 and RFC 7636 4.6
+// (code_verifier REQUIRED and checked against the S256 challenge), details.md token rules (a code is single use;
+// its second redemption fails with `invalid_grant` and revokes every token the first produced; RFC 6749 4.1.2),
+// RFC 8707 2.2 (a `resource` at the token endpoint must be the one granted), RFC 6749 5.2 (`invalid_grant` for
+// every binding failure, saying no more than needed).
+import { Injectable, Logger } from '@nestjs/common';
+import type { TokenResponse } from '@portcullis/extensions';
+import { canonicalizeResourceUri, isCodeVerifier, OAuthError, verifyCodeChallenge } from '@portcullis/protocol';
+import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
+import type { RequestParameters } from '../http/request-parameters.js';
+import { GrantRepository } from '../tokens/grant.repository.js';
+import { TokenIssuer } from '../tokens/token-issuer.service.js';
+import type { TokenGrant } from './token-grant.js';
+
+/** `grant_type=authorization_code`. */
+@Injectable()
+export class AuthorizationCodeGrant implements TokenGrant {
+  readonly grantType = 'authorization_code';
+  readonly #logger = new Logger('AuthorizationCodeGrant');
+
+  constructor(
+    private readonly grants: GrantRepository,
+    private readonly issuer: TokenIssuer,
+  ) {}
+
+  async handle(params: RequestParameters, { client }: AuthenticatedOAuthClient): Promise<TokenResponse> {
+    const code = params.get('code');
+    if (!code) throw new OAuthError('invalid_request', 'code is required');
+    const verifier = params.get('code_verifier');
+    if (!verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
+    if (!isCodeVerifier(verifier)) throw new OAuthError('invalid_request', 'code_verifier is malformed');
+
+    // Bindings first, without consuming: a request that could never redeem the code must not burn it.
+    const stored = await this.grants.findCode(code);
+    if (!stored) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    if (stored.consumedAt) return this.#replayed(stored.grantId);
+    if (stored.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    if (params.get('redirect_uri') !== stored.redirectUri) {
+      throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+    }
+    if (!verifyCodeChallenge(verifier, stored.codeChallenge, 'S256')) {
+      throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+    }
+
+    const redemption = await this.grants.redeemCode(code);
+    if (redemption.outcome === 'replayed') return this.#replayed(redemption.grantId);
+    if (redemption.outcome !== 'redeemed') throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    const { grant } = redemption;
+    assertSameResource(params.resources, grant.resource);
+
+    const refreshable = client.grantTypes.includes('refresh_token');
+    return this.issuer.issue({
+      grantType: this.grantType,
+      clientId: client.clientId,
+      subject: grant.userId,
+      resource: grant.resource,
+      scopes: grant.scopes,
+      grantId: grant.id,
+      ...(refreshable
+        ? {
+            refreshToken: {
+              scopes: grant.scopes,
+              expiresAt: refreshExpiry(grant.absoluteExpiresAt, this.#idleSeconds()),
+            },
+          }
+        : {}),
+      ...(grant.scopes.includes('openid')
+        ? { idToken: { authTime: grant.authTime, ...(redemption.code.nonce ? { nonce: redemption.code.nonce } : {}) } }
+        : {}),
+    });
+  }
+
+  #idleSeconds(): number {
+    return this.issuer.lifetimes().refreshTokenIdle;
+  }
+
+  async #replayed(grantId: string): Promise<never> {
+    this.#logger.warn(`authorization code replayed: revoking grant ${grantId}`);
+    await this.grants.revokeGrant(grantId);
+    throw new OAuthError('invalid_grant', 'authorization code is invalid');
+  }
+}
+
+/**
+ * RFC 8707 2.2: the token request's `resource`, when sent, must be the one the authorization was for.
+ *
+ * @throws OAuthError `invalid_target`
+ */
+export function assertSameResource(requested: readonly string[], granted: string): void {
+  const [resource, ...more] = requested;
+  if (resource === undefined) return;
+  if (more.length > 0) throw new OAuthError('invalid_target', 'only one resource may be requested at a time');
+  if (canonicalizeResourceUri(resource) !== granted) {
+    throw new OAuthError('invalid_target', 'resource differs from the one authorized');
+  }
+}
+
+/** A refresh token lives `idleSeconds`, and never past the grant's absolute expiry. */
+export function refreshExpiry(absoluteExpiresAt: Date, idleSeconds: number): Date {
+  return new Date(Math.min(absoluteExpiresAt.getTime(), Date.now() + idleSeconds * 1000));
+}

@@ -1,0 +1,116 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { PrismaClient, type LoginSession } from '@portcullis/persistence';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  type AuthorizationServerOptions,
+} from '../config/authorization-server.options.js';
+import { cookieName, readCookies, serializeCookie, signCookieValue, verifyCookieValue } from '../http/cookies.js';
+
+/**
+ * Login sessions: a signed cookie carrying a random id, backed by a database row that decides whether the
+ * session is alive. The cookie is `__Host-` prefixed, Secure, HttpOnly and SameSite=Lax under https; on a
+ * plain-http loopback issuer (development) the prefix and Secure cannot be used.
+ *
+ * CSRF tokens are HMACs bound to the session (or, before login, to a browser-binding cookie) and to the pending
+ * authorization they are for, so a token from another session or another request does not verify.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.7 (CSRF)
+ */
+@Injectable()
+export class SessionService {
+  readonly #secure: boolean;
+  readonly #sessionCookie: string;
+  readonly #bindingCookie: string;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+  ) {
+    this.#secure = new URL(options.issuer).protocol === 'https:';
+    this.#sessionCookie = cookieName('portcullis-session', this.#secure);
+    this.#bindingCookie = cookieName('portcullis-browser', this.#secure);
+  }
+
+  /** The live session of this browser, if any. */
+  async current(request: FastifyRequest): Promise<LoginSession | undefined> {
+    const cookies = readCookies(request.headers.cookie);
+    const id = verifyCookieValue(this.#sessionCookie, cookies.get(this.#sessionCookie), this.options.cookieSecret);
+    if (!id) return undefined;
+    const session = await this.prisma.loginSession.findUnique({ where: { id: sessionRowId(id) } });
+    if (!session || session.revokedAt || session.expiresAt.getTime() <= Date.now()) return undefined;
+    return session;
+  }
+
+  /** Starts a session for a user who just signed in and sets its cookie. */
+  async start(reply: FastifyReply, userId: string): Promise<LoginSession> {
+    const id = randomBytes(32).toString('base64url');
+    const now = new Date();
+    const lifetime = this.options.lifetimes.loginSession;
+    const session = await this.prisma.loginSession.create({
+      data: {
+        id: sessionRowId(id),
+        userId,
+        csrfSecret: randomBytes(32).toString('base64url'),
+        authenticatedAt: now,
+        expiresAt: new Date(now.getTime() + lifetime * 1000),
+      },
+    });
+    this.#setCookie(reply, this.#sessionCookie, signCookieValue(this.#sessionCookie, id, this.options.cookieSecret), lifetime);
+    return session;
+  }
+
+  /** The browser-binding value that pre-login CSRF tokens hang on; set on first sight. */
+  browserBinding(request: FastifyRequest, reply: FastifyReply): string {
+    const cookies = readCookies(request.headers.cookie);
+    const existing = verifyCookieValue(this.#bindingCookie, cookies.get(this.#bindingCookie), this.options.cookieSecret);
+    if (existing) return existing;
+    const binding = randomBytes(16).toString('base64url');
+    this.#setCookie(reply, this.#bindingCookie, signCookieValue(this.#bindingCookie, binding, this.options.cookieSecret));
+    return binding;
+  }
+
+  /** The browser-binding value already set, if any (a POST never sets one). */
+  existingBrowserBinding(request: FastifyRequest): string | undefined {
+    const cookies = readCookies(request.headers.cookie);
+    return verifyCookieValue(this.#bindingCookie, cookies.get(this.#bindingCookie), this.options.cookieSecret);
+  }
+
+  /** The CSRF token of the login form for one pending authorization. */
+  loginCsrfToken(binding: string, interaction: string): string {
+    return hmac(this.options.cookieSecret, `login\n${binding}\n${interaction}`);
+  }
+
+  /** The CSRF token of the consent form for one pending authorization, bound to the session. */
+  consentCsrfToken(session: LoginSession, interaction: string): string {
+    return hmac(Buffer.from(session.csrfSecret, 'base64url'), `consent\n${session.id}\n${interaction}`);
+  }
+
+  /** Constant-time comparison of a submitted CSRF token. */
+  static tokensMatch(expected: string, given: string | undefined): boolean {
+    if (!given) return false;
+    const a = Buffer.from(expected);
+    const b = Buffer.from(given);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  #setCookie(reply: FastifyReply, name: string, value: string, maxAge?: number): void {
+    const cookie = serializeCookie(name, value, {
+      secure: this.#secure,
+      ...(maxAge === undefined ? {} : { maxAge }),
+    });
+    const existing = reply.getHeader('set-cookie');
+    const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+    reply.header('set-cookie', [...list, cookie]);
+  }
+}
+
+/** The row id is a hash of the cookie's id, so a database reader cannot ride a session. */
+function sessionRowId(id: string): string {
+  return createHash('sha256').update(id).digest('base64url');
+}
+
+function hmac(key: Uint8Array, data: string): string {
+  return createHmac('sha256', key).update(data).digest('base64url');
+}

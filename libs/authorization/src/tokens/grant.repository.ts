@@ -1,0 +1,166 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { PrismaClient, type AuthorizationCode, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
+
+/** SHA-256, base64url: how codes and refresh tokens are stored, so a database reader cannot use them. */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('base64url');
+}
+
+/** A new 256-bit random value, base64url (RFC 6749 10.10, RFC 9700 4.1.1). */
+export function randomToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export interface NewGrant {
+  clientId: string;
+  userId: string;
+  resource: string;
+  scopes: string[];
+  sessionId?: string;
+  offlineAccess: boolean;
+  authTime: Date;
+  absoluteExpiresAt: Date;
+}
+
+export interface NewCode {
+  redirectUri: string;
+  codeChallenge: string;
+  nonce?: string;
+  expiresAt: Date;
+}
+
+/** The outcome of redeeming a code: redeemed now, or why not. */
+export type CodeRedemption =
+  | { outcome: 'redeemed'; code: AuthorizationCode; grant: AuthorizationGrant }
+  | { outcome: 'unknown' | 'expired' }
+  | { outcome: 'replayed'; grantId: string };
+
+/** The outcome of consuming a refresh token. */
+export type RefreshConsumption =
+  | { outcome: 'consumed'; token: RefreshToken; grant: AuthorizationGrant }
+  | { outcome: 'unknown' | 'expired' }
+  | { outcome: 'reused'; grantId: string };
+
+/**
+ * Grants (one authorization and every token descended from it), their codes and refresh tokens, and the record of
+ * issued access tokens. Single use is decided by the database: a conditional update that only one of any number
+ * of concurrent requests can win.
+ */
+@Injectable()
+export class GrantRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** Stores a grant and its code; returns the code in the clear (it is stored only hashed). */
+  async createWithCode(grant: NewGrant, code: NewCode): Promise<string> {
+    const value = randomToken();
+    const id = randomUUID();
+    await this.prisma.$transaction([
+      this.prisma.authorizationGrant.create({ data: { id, ...grant, sessionId: grant.sessionId ?? null } }),
+      this.prisma.authorizationCode.create({
+        data: {
+          codeHash: tokenHash(value),
+          grantId: id,
+          clientId: grant.clientId,
+          redirectUri: code.redirectUri,
+          codeChallenge: code.codeChallenge,
+          nonce: code.nonce ?? null,
+          expiresAt: code.expiresAt,
+        },
+      }),
+    ]);
+    return value;
+  }
+
+  /** Finds a code without consuming it, for the binding checks that come first. */
+  findCode(code: string): Promise<AuthorizationCode | null> {
+    return this.prisma.authorizationCode.findUnique({ where: { codeHash: tokenHash(code) } });
+  }
+
+  /**
+   * Marks a code used, atomically: of concurrent redemptions exactly one sees `redeemed`; the others, and every
+   * later one, see `replayed`.
+   */
+  async redeemCode(code: string, now = new Date()): Promise<CodeRedemption> {
+    const codeHash = tokenHash(code);
+    const { count } = await this.prisma.authorizationCode.updateMany({
+      where: { codeHash, consumedAt: null, expiresAt: { gt: now } },
+      data: { consumedAt: now },
+    });
+    const row = await this.prisma.authorizationCode.findUnique({ where: { codeHash } });
+    if (!row) return { outcome: 'unknown' };
+    if (count === 1) {
+      const grant = await this.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: row.grantId } });
+      return { outcome: 'redeemed', code: row, grant };
+    }
+    if (row.consumedAt) return { outcome: 'replayed', grantId: row.grantId };
+    return { outcome: 'expired' };
+  }
+
+  /** Stores a new refresh token of a grant; returns it in the clear. */
+  async createRefreshToken(grantId: string, scopes: string[], expiresAt: Date): Promise<string> {
+    const value = randomToken();
+    await this.prisma.refreshToken.create({ data: { tokenHash: tokenHash(value), grantId, scopes, expiresAt } });
+    return value;
+  }
+
+  findRefreshToken(token: string): Promise<RefreshToken | null> {
+    return this.prisma.refreshToken.findUnique({ where: { tokenHash: tokenHash(token) } });
+  }
+
+  /** Consumes a refresh token, atomically: of concurrent uses exactly one sees `consumed`. */
+  async consumeRefreshToken(token: string, now = new Date()): Promise<RefreshConsumption> {
+    const hash = tokenHash(token);
+    const { count } = await this.prisma.refreshToken.updateMany({
+      where: { tokenHash: hash, consumedAt: null, expiresAt: { gt: now } },
+      data: { consumedAt: now },
+    });
+    const row = await this.prisma.refreshToken.findUnique({ where: { tokenHash: hash } });
+    if (!row) return { outcome: 'unknown' };
+    if (count === 1) {
+      const grant = await this.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: row.grantId } });
+      return { outcome: 'consumed', token: row, grant };
+    }
+    if (row.consumedAt) return { outcome: 'reused', grantId: row.grantId };
+    return { outcome: 'expired' };
+  }
+
+  /** Records an issued access token by `jti`, for revocation and introspection. */
+  async recordAccessToken(token: {
+    jti: string;
+    grantId?: string;
+    clientId: string;
+    subject: string;
+    audience: string;
+    scopes: string[];
+    expiresAt: Date;
+  }): Promise<void> {
+    await this.prisma.accessToken.create({ data: { ...token, grantId: token.grantId ?? null } });
+  }
+
+  findGrant(id: string): Promise<AuthorizationGrant | null> {
+    return this.prisma.authorizationGrant.findUnique({ where: { id } });
+  }
+
+  /**
+   * Revokes a grant and everything descended from it: its unused codes and refresh tokens can no longer be used,
+   * and its access tokens are marked revoked (introspection answers inactive).
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.14.2 (refresh token reuse)
+   * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2 (code reuse)
+   */
+  async revokeGrant(grantId: string, now = new Date()): Promise<void> {
+    await this.prisma.$transaction([
+      this.prisma.authorizationGrant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: now } }),
+      this.prisma.authorizationCode.updateMany({ where: { grantId, consumedAt: null }, data: { consumedAt: now } }),
+      this.prisma.refreshToken.updateMany({ where: { grantId, consumedAt: null }, data: { consumedAt: now } }),
+      this.prisma.accessToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: now } }),
+    ]);
+  }
+
+  /** Whether an access token (by `jti`) has been revoked. */
+  async isAccessTokenRevoked(jti: string): Promise<boolean> {
+    const row = await this.prisma.accessToken.findUnique({ where: { jti }, select: { revokedAt: true } });
+    return !row || row.revokedAt !== null;
+  }
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { TokenResponse } from '@portcullis/extensions';
+import { formatScope } from '@portcullis/protocol';
+import { SignJWT } from 'jose';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  type AuthorizationServerOptions,
+} from '../config/authorization-server.options.js';
+import { SigningKeysService } from '../keys/signing-keys.service.js';
+import { GrantRepository } from './grant.repository.js';
+
+/** What to mint: one access token for one audience, optionally a refresh token and an ID token. */
+export interface TokenRequest {
+  readonly grantType: string;
+  readonly clientId: string;
+  readonly subject: string;
+  readonly resource: string;
+  readonly scopes: readonly string[];
+  /** The grant the tokens descend from; absent for grants without one (client credentials). */
+  readonly grantId?: string;
+  /** Issue a refresh token with these scopes, expiring then. */
+  readonly refreshToken?: { readonly scopes: readonly string[]; readonly expiresAt: Date };
+  /** Issue an ID token (the `openid` scope was granted). */
+  readonly idToken?: { readonly nonce?: string; readonly authTime: Date };
+}
+
+/**
+ * Mints tokens: RFC 9068 JWT access tokens (`typ: at+jwt`) signed with the current key, OIDC ID tokens, and
+ * opaque refresh tokens stored hashed. Every access token is recorded by `jti`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9068#section-2
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#IDToken
+ */
+@Injectable()
+export class TokenIssuer {
+  constructor(
+    private readonly keys: SigningKeysService,
+    private readonly grants: GrantRepository,
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+  ) {}
+
+  /** The configured lifetimes, for grants that compute expiries. */
+  lifetimes(): AuthorizationServerOptions['lifetimes'] {
+    return this.options.lifetimes;
+  }
+
+  async issue(request: TokenRequest): Promise<TokenResponse> {
+    const { issuer, lifetimes, extensions, revision } = this.options;
+    const key = this.keys.current();
+    const now = Math.floor(Date.now() / 1000);
+    const jti = randomUUID();
+    const scope = formatScope(request.scopes);
+    const extra = await extensions.tokenClaims({
+      issuer,
+      revision,
+      grantType: request.grantType,
+      clientId: request.clientId,
+      subject: request.subject,
+      scope: request.scopes,
+      resources: [request.resource],
+    });
+
+    // RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti required; scope when a scope was granted.
+    const accessToken = await new SignJWT({ ...extra, client_id: request.clientId, scope })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setSubject(request.subject)
+      .setAudience(request.resource)
+      .setIssuedAt(now)
+      .setExpirationTime(now + lifetimes.accessToken)
+      .setJti(jti)
+      .sign(key.privateKey);
+    await this.grants.recordAccessToken({
+      jti,
+      ...(request.grantId ? { grantId: request.grantId } : {}),
+      clientId: request.clientId,
+      subject: request.subject,
+      audience: request.resource,
+      scopes: [...request.scopes],
+      expiresAt: new Date((now + lifetimes.accessToken) * 1000),
+    });
+
+    let refreshToken: string | undefined;
+    let idToken: string | undefined;
+    if (request.refreshToken && request.grantId) {
+      refreshToken = await this.grants.createRefreshToken(
+        request.grantId,
+        [...request.refreshToken.scopes],
+        request.refreshToken.expiresAt,
+      );
+    }
+    if (request.idToken) {
+      idToken = await new SignJWT({
+        auth_time: Math.floor(request.idToken.authTime.getTime() / 1000),
+        ...(request.idToken.nonce ? { nonce: request.idToken.nonce } : {}),
+      })
+        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+        .setIssuer(issuer)
+        .setSubject(request.subject)
+        .setAudience(request.clientId)
+        .setIssuedAt(now)
+        .setExpirationTime(now + lifetimes.idToken)
+        .sign(key.privateKey);
+    }
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: lifetimes.accessToken,
+      scope,
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+      ...(idToken ? { id_token: idToken } : {}),
+    };
+  }
+}

@@ -1,0 +1,86 @@
+import { Controller, Get, Inject, Options, Post, Req, Res } from '@nestjs/common';
+import { formatWwwAuthenticate, OAuthError, parseScope } from '@portcullis/protocol';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  type AuthorizationServerOptions,
+} from '../config/authorization-server.options.js';
+import { allowCors, answerPreflight } from '../http/cors.js';
+import { SigningKeysService } from '../keys/signing-keys.service.js';
+import { GrantRepository } from '../tokens/grant.repository.js';
+import { UserRepository } from '../users/user.repository.js';
+
+/**
+ * The OIDC UserInfo endpoint. It takes an access token this server issued with the `openid` scope, in the
+ * Authorization header only (RFC 6750 2.1), whatever its audience: the token is presented to its own issuer.
+ *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#UserInfo
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3
+ */
+@Controller()
+export class UserinfoController {
+  constructor(
+    private readonly keys: SigningKeysService,
+    private readonly grants: GrantRepository,
+    private readonly users: UserRepository,
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+  ) {}
+
+  @Options('userinfo')
+  preflight(@Res() reply: FastifyReply): void {
+    answerPreflight(reply, 'GET, POST');
+  }
+
+  @Get('userinfo')
+  get(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.#answer(request, reply);
+  }
+
+  @Post('userinfo')
+  post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.#answer(request, reply);
+  }
+
+  async #answer(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    allowCors(reply);
+    reply.header('cache-control', 'no-store');
+    try {
+      const subject = await this.#subject(request.headers.authorization);
+      const user = await this.users.findById(subject);
+      if (!user) throw new OAuthError('invalid_token', 'the user no longer exists');
+      reply.status(200).send({ sub: user.id, preferred_username: user.username });
+    } catch (error) {
+      const oauth = error instanceof OAuthError ? error : new OAuthError('invalid_token', 'the access token is invalid');
+      reply
+        .status(oauth.status)
+        .header(
+          'www-authenticate',
+          formatWwwAuthenticate({
+            scheme: 'Bearer',
+            params: { error: oauth.code, ...(oauth.description ? { error_description: oauth.description } : {}) },
+          }),
+        )
+        .send(oauth.toResponseBody());
+    }
+  }
+
+  async #subject(authorization: string | undefined): Promise<string> {
+    const token = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '')?.[1];
+    if (!token) throw new OAuthError('invalid_token', 'a bearer access token is required');
+    const { payload } = await jwtVerify(token, createLocalJWKSet(this.keys.jwks()), {
+      issuer: this.options.issuer,
+      typ: 'at+jwt',
+      algorithms: ['ES256'],
+      requiredClaims: ['sub', 'jti', 'exp'],
+    });
+    if (!parseScope(String(payload.scope ?? '')).includes('openid')) {
+      throw new OAuthError('insufficient_scope', 'the access token was not granted the openid scope');
+    }
+    const { jti, sub } = payload;
+    if (!jti || !sub || (await this.grants.isAccessTokenRevoked(jti))) {
+      throw new OAuthError('invalid_token', 'the access token was revoked');
+    }
+    return sub;
+  }
+}

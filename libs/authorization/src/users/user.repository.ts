@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaClient, type User } from '@portcullis/persistence';
+import { hashPassword } from './password-hasher.js';
+
+/** Local users: people who sign in with a username and password at this authorization server. */
+@Injectable()
+export class UserRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  findByUsername(username: string): Promise<User | null> {
+    return this.prisma.user.findUnique({ where: { username } });
+  }
+
+  findById(id: string): Promise<User | null> {
+    return this.prisma.user.findUnique({ where: { id } });
+  }
+
+  async create(username: string, password: string): Promise<User> {
+    return this.prisma.user.create({ data: { username, passwordHash: await hashPassword(password) } });
+  }
+
+  /** Creates the user unless one with this name exists; true when it was created. */
+  async ensure(username: string, password: string): Promise<boolean> {
+    if (await this.findByUsername(username)) return false;
+    const passwordHash = await hashPassword(password);
+    const { count } = await this.prisma.user.createMany({
+      data: [{ username, passwordHash }],
+      skipDuplicates: true,
+    });
+    return count === 1;
+  }
+}
