@@ -31,3 +31,4 @@ export { CookieJar, isPotentiallyTrustworthy } from './user-agent/cookie-jar.js'
 export type { Cookie, CookieJarOptions, SetCookieOutcome } from './user-agent/cookie-jar.js';
 export { startLoopbackServer } from './user-agent/loopback-server.js';
 export type { LoopbackServer, ReceivedRequest } from './user-agent/loopback-server.js';
+export { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium, recordPageProblems } from './browser.js';

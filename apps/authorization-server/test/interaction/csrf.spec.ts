@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HeadlessUserAgent, type UserAgentResponse } from '@portcullis/testing';
+import {
+  authorizationRequest,
+  startAuthorizationServer,
+  type AuthorizationServerFixture,
+  type TestClient,
+} from '../support/authorization-server.fixture.js';
+
+describe('the login and consent forms', () => {
+  let as: AuthorizationServerFixture;
+  let client: TestClient;
+  let user: { username: string; password: string };
+  beforeAll(async () => {
+    as = await startAuthorizationServer();
+    client = await as.createClient();
+    user = await as.createUser();
+  });
+  afterAll(async () => {
+    await as?.close();
+  });
+
+  /** Signs a new user in with a fresh user-agent and stops on the consent page (nobody has consented yet). */
+  async function consentPage(): Promise<{ ua: HeadlessUserAgent; page: UserAgentResponse }> {
+    const user = await as.createUser();
+    const ua = new HeadlessUserAgent();
+    const login = await ua.follow(await ua.get(authorizationRequest(as, client).url));
+    const page = await ua.follow(await ua.submit(login.form(), { username: user.username, password: user.password }));
+    expect(page.url).toContain('/consent?interaction=');
+    return { ua, page };
+  }
+
+  async function expectNothingWritten(run: () => Promise<void>): Promise<void> {
+    const before = await as.counts();
+    await run();
+    expect(await as.counts()).toEqual(before);
+  }
+
+  it('refuses a consent POST without the CSRF token, writing nothing and redirecting nowhere', async () => {
+    const { ua, page } = await consentPage();
+    await expectNothingWritten(async () => {
+      const response = await ua.submit(page.form(), { csrf: '' }, { button: { name: 'decision', value: 'approve' } });
+      expect(response.status).toBe(403);
+      expect(response.location).toBeUndefined();
+    });
+  });
+
+  it("refuses a consent POST carrying another session's CSRF token", async () => {
+    const victim = await consentPage();
+    const attacker = await consentPage();
+    await expectNothingWritten(async () => {
+      const forged = await victim.ua.submit(
+        victim.page.form(),
+        { csrf: attacker.page.form().fields['csrf']![0]! },
+        { button: { name: 'decision', value: 'approve' } },
+      );
+      expect(forged.status).toBe(403);
+      expect(forged.location).toBeUndefined();
+      // The attacker's token with the attacker's request but the victim's session cookie: still refused.
+      const swapped = await victim.ua.submit(attacker.page.form(), {}, { button: { name: 'decision', value: 'approve' } });
+      expect(swapped.status).toBe(403);
+    });
+  });
+
+  it('refuses a consent POST from a browser that is not signed in', async () => {
+    const { page } = await consentPage();
+    await expectNothingWritten(async () => {
+      const response = await new HeadlessUserAgent().submit(page.form(), {}, { button: { name: 'decision', value: 'approve' } });
+      expect(response.status).toBe(403);
+      expect(response.location).toBeUndefined();
+    });
+  });
+
+  it('mints one code for a consent form submitted twice', async () => {
+    const { ua, page } = await consentPage();
+    const form = page.form();
+    const first = await ua.submit(form, {}, { button: { name: 'decision', value: 'approve' } });
+    expect(new URL(first.location!).searchParams.get('code')).toBeTruthy();
+    const before = await as.counts();
+    const second = await ua.submit(form, {}, { button: { name: 'decision', value: 'approve' } });
+    expect(second.status).toBe(400);
+    expect(second.location).toBeUndefined();
+    expect(await as.counts()).toEqual(before);
+  });
+
+  it('refuses a login POST whose CSRF token belongs to another browser', async () => {
+    const ua = new HeadlessUserAgent();
+    const login = await ua.follow(await ua.get(authorizationRequest(as, client).url));
+    const sessions = await as.prisma.loginSession.count();
+    const response = await new HeadlessUserAgent().submit(login.form(), { username: user.username, password: user.password });
+    expect(response.status).toBe(403);
+    expect(await as.prisma.loginSession.count()).toBe(sessions);
+  });
+
+  it('frames nothing: both pages forbid framing and load nothing external', async () => {
+    const { page } = await consentPage();
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.body).not.toMatch(/<script|<link|src=/i);
+    expect(page.body).toContain(client.clientId.split('-')[0]);
+    expect(page.body).toContain('127.0.0.1');
+    expect(page.body).toContain('http://localhost:4100/mcp');
+  });
+
+  it('sets the session cookie HttpOnly and SameSite=Lax', async () => {
+    const ua = new HeadlessUserAgent();
+    const login = await ua.follow(await ua.get(authorizationRequest(as, client).url));
+    const submitted = await ua.submit(login.form(), { username: user.username, password: user.password });
+    const cookie = submitted.headers.getSetCookie().find((value) => value.startsWith('portcullis-session='));
+    expect(cookie).toMatch(/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+  });
+});
