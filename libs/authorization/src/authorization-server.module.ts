@@ -18,6 +18,7 @@ import { MetadataService } from './discovery/metadata.service.js';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant.js';
 import { RefreshTokenGrant } from './grants/refresh-token.grant.js';
 import { TOKEN_GRANTS } from './grants/token-grant.js';
+import { HousekeepingService } from './housekeeping/housekeeping.service.js';
 import { OAuthExceptionFilter } from './http/oauth-exception.filter.js';
 import { AUTHENTICATOR, type Authenticator } from './interaction/authenticator.js';
 import { ConsentController } from './interaction/consent.controller.js';
@@ -96,6 +97,7 @@ export class AuthorizationServerModule {
         ClientAuthenticator,
         ConsentRepository,
         GrantRepository,
+        HousekeepingService,
         InteractionService,
         MetadataService,
         PendingAuthorizations,
@@ -122,6 +124,7 @@ export class AuthorizationServerModule {
         ClientRepository,
         ConsentRepository,
         GrantRepository,
+        HousekeepingService,
         InteractionService,
         MetadataService,
         PendingAuthorizations,

@@ -22,3 +22,4 @@ export { hashPassword, verifyPassword } from './users/password-hasher.js';
 export { GrantRepository } from './tokens/grant.repository.js';
 export { TokenIssuer } from './tokens/token-issuer.service.js';
 export { RequestParameters } from './http/request-parameters.js';
+export { HousekeepingService, type SweepResult } from './housekeeping/housekeeping.service.js';

@@ -80,6 +80,21 @@ describe('the authorization code flow for a public client', () => {
     expect(location.searchParams.get('iss')).toBe(as.issuer);
   });
 
+  it('shows consent again for prompt=consent, as the MCP SDK sends with offline_access', async () => {
+    const client = await as.createClient();
+    const user = await as.createUser();
+    const ua = new HeadlessUserAgent();
+    await authorize(ua, authorizationRequest(as, client), user, client);
+
+    const request = authorizationRequest(as, client, { scope: 'notes:read offline_access', prompt: 'consent' });
+    const consent = await ua.follow(await ua.get(request.url));
+    expect(consent.url).toContain('/consent?interaction=');
+    const approved = await ua.submit(consent.form(), {}, { button: { name: 'decision', value: 'approve' } });
+    const token = await redeem(as, client, new URL(approved.location!), request);
+    expect(token.body.scope).toBe('notes:read offline_access');
+    expect(typeof token.body.refresh_token).toBe('string');
+  });
+
   it('asks again for a wider scope, and grants only the scopes left ticked', async () => {
     const client = await as.createClient();
     const user = await as.createUser();
