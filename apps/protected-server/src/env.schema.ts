@@ -1,7 +1,76 @@
 import { baseEnvSchema } from '@portcullis/platform';
-import type { z } from 'zod';
+import { EndpointUrlSchema, IssuerUrlSchema } from '@portcullis/metadata';
+import { canonicalizeResourceUri } from '@portcullis/protocol';
+import { LATEST_REVISION, REVISIONS } from '@portcullis/revisions';
+import { z } from 'zod';
+
+/** An empty variable (`RESOURCE_URI=`) counts as unset, so its default applies. */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+function isResourceUri(value: string): boolean {
+  try {
+    return EndpointUrlSchema.safeParse(canonicalizeResourceUri(value)).success;
+  } catch {
+    return false;
+  }
+}
 
 /** The protected server's configuration, parsed once at boot; see the README's configuration table. */
-export const envSchema = baseEnvSchema({ port: 4100 });
+export const envSchema = baseEnvSchema({ port: 4100 })
+  .extend({
+    /** The canonical URI of the MCP endpoint: the PRM `resource` and the audience tokens must carry. */
+    RESOURCE_URI: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .default('http://localhost:4100/mcp')
+        .refine(
+          isResourceUri,
+          'must be an absolute https URI (http only on loopback) without fragment or userinfo',
+        ),
+    ),
+    /** The issuer of the authorization server whose tokens are accepted. */
+    AUTHORIZATION_SERVER: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .default('http://localhost:4000')
+        .refine(
+          (value) => IssuerUrlSchema.safeParse(value).success,
+          'must be an https issuer URL (http only on loopback)',
+        ),
+    ),
+    /** The MCP authorization revision whose resource-server behaviour applies. */
+    SPEC_REVISION: z.preprocess(
+      unsetIfEmpty,
+      z.enum(REVISIONS, { error: `must be one of ${REVISIONS.join(', ')}` }).default(LATEST_REVISION),
+    ),
+    /** `auto` (JWTs verified locally, opaque tokens introspected), `jwt` or `introspection`. */
+    TOKEN_VALIDATION: z.preprocess(
+      unsetIfEmpty,
+      z
+        .enum(['auto', 'jwt', 'introspection'], { error: 'must be auto, jwt or introspection' })
+        .default('auto'),
+    ),
+    /** The protected server's own client credentials for RFC 7662 introspection. */
+    INTROSPECTION_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().optional()),
+    INTROSPECTION_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),
+  })
+  .superRefine((env, context) => {
+    if (Boolean(env.INTROSPECTION_CLIENT_ID) !== Boolean(env.INTROSPECTION_CLIENT_SECRET)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['INTROSPECTION_CLIENT_SECRET'],
+        message: 'and INTROSPECTION_CLIENT_ID must be set together',
+      });
+    }
+    if (env.TOKEN_VALIDATION === 'introspection' && !env.INTROSPECTION_CLIENT_ID) {
+      context.addIssue({
+        code: 'custom',
+        path: ['TOKEN_VALIDATION'],
+        message: 'introspection needs INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET',
+      });
+    }
+  });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,0 +1,137 @@
+/**
+ * The MCP endpoint behind the bearer guard: the official SDK's Streamable HTTP serving, for both protocol eras.
+ *
+ * - 2026-07-28 (stateless, per-request `_meta` envelope): `createMcpHandler` with `legacy: 'reject'`, a fresh
+ *   server instance per request.
+ * - 2025 era (session-based): a `WebStandardStreamableHTTPServerTransport` per session, opened by `initialize`
+ *   and bound to the token subject (see `legacy-sessions.ts`). The SDK's `isLegacyRequest` decides the era, so this
+ *   routing can never disagree with the SDK's own classification.
+ *
+ * Host and Origin headers are checked first (MCP Streamable HTTP transport, security warning: DNS rebinding), against
+ * the resource URI's host, plus the loopback names when the resource itself is on loopback.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isInitializeRequest,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  originValidationResponse,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo as McpAuthInfo,
+  type McpHandlerRequestOptions,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import { isLoopbackHostname } from '@portcullis/metadata';
+import { RESOURCE_SERVER_CONFIG, type ResourceServerConfig } from '@portcullis/resource-server';
+import { NotesService } from '../notes/notes.service.js';
+import { flushingEventStreams } from './event-stream-response.js';
+import { LegacySessionRegistry } from './legacy-sessions.js';
+import { subjectOf } from './mcp-auth-info.js';
+import { createNotesMcpServer } from './notes-mcp.server.js';
+
+/** Bounds of the 2025-era session registry. */
+export const LEGACY_SESSION_LIMITS = Object.freeze({ maxSessions: 1_000, idleTimeoutMs: 30 * 60_000 });
+
+/** Largest MCP request body read, in bytes (the platform's body limit applies first). */
+const MAX_BODY_BYTES = 64 * 1024;
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+}
+
+function allowedHostnames(resource: string): string[] {
+  const { hostname } = new URL(resource);
+  return isLoopbackHostname(hostname) ? [...new Set([hostname, ...localhostAllowedHostnames()])] : [hostname];
+}
+
+/**
+ * Serves MCP over Streamable HTTP for requests the bearer guard already authenticated.
+ *
+ * @see {@link https://modelcontextprotocol.io/specification/2025-06-18/basic/transports#streamable-http MCP Streamable HTTP}
+ */
+@Injectable()
+export class McpEndpoint implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('McpEndpoint');
+  readonly #modern: McpHttpHandler;
+  readonly #node: NodeMcpRequestHandler;
+  readonly #sessions = new LegacySessionRegistry(LEGACY_SESSION_LIMITS);
+  readonly #hostnames: string[];
+
+  constructor(
+    @Inject(NotesService) private readonly notes: NotesService,
+    @Inject(RESOURCE_SERVER_CONFIG) config: ResourceServerConfig,
+  ) {
+    const onerror = (error: Error) => this.logger.warn(`MCP: ${error.message}`);
+    this.#hostnames = allowedHostnames(config.resource);
+    this.#modern = createMcpHandler(() => createNotesMcpServer(this.notes), {
+      legacy: 'reject',
+      onerror,
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
+    this.#node = toNodeHandler(
+      { fetch: (request, options) => this.route(request, options) },
+      { onerror: (error) => this.logger.error(`MCP request failed: ${error.message}`, error.stack) },
+    );
+  }
+
+  /** Serves one HTTP request; `request.auth` is the SDK view of the validated token. */
+  handle(
+    request: IncomingMessage & { auth?: McpAuthInfo },
+    response: ServerResponse,
+    body: unknown,
+  ): Promise<void> {
+    return this.#node(request, flushingEventStreams(response), body);
+  }
+
+  /** Open 2025-era sessions (for tests and metrics). */
+  get legacySessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    // Before the HTTP server closes: open SSE streams would otherwise keep it from closing.
+    await this.#sessions.closeAll();
+    await this.#modern.close();
+  }
+
+  private async route(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
+    const rejected =
+      hostHeaderValidationResponse(request, this.#hostnames) ??
+      originValidationResponse(request, this.#hostnames);
+    if (rejected) return rejected;
+    const legacy = await isLegacyRequest(request, options?.parsedBody, {
+      maxRequestBodySize: MAX_BODY_BYTES,
+    });
+    return legacy ? this.legacy(request, options) : this.#modern.fetch(request, options);
+  }
+
+  private async legacy(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
+    const subject = subjectOf(options?.authInfo);
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId !== null) {
+      const session = this.#sessions.get(sessionId, subject);
+      if (!session) return jsonRpcError(404, -32001, 'Session not found');
+      return session.transport.handleRequest(request, options);
+    }
+    if (request.method !== 'POST' || !isInitializeRequest(options?.parsedBody)) {
+      return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    }
+
+    const server = createNotesMcpServer(this.notes);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: MAX_BODY_BYTES,
+      onsessioninitialized: (id) => {
+        this.#sessions.add({ id, subject, server, transport, lastSeen: Date.now() });
+      },
+      onsessionclosed: (id) => this.#sessions.remove(id),
+    });
+    await server.connect(transport);
+    return transport.handleRequest(request, options);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The notes MCP server: tools `notes_list`, `notes_get`, `notes_create`, `notes_delete` and the resource
+ * `notes://{id}`, each acting for the request's token subject only. One definition serves both protocol eras (a
+ * fresh instance per 2026-07-28 request, one per 2025-era session).
+ *
+ * Rules kept here:
+ * - Every handler takes the owner from the request's validated auth info, never from its arguments; a request
+ *   without auth info is refused (fail closed), and another user's note is answered exactly like a missing one.
+ * - Only tools in TOOL_SCOPES can be registered, so no tool escapes the scope decision made before the SDK.
+ */
+import {
+  McpServer,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type CallToolResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { NoteInputSchema } from '../notes/note.schema.js';
+import type { NotesService } from '../notes/notes.service.js';
+import { subjectOf } from './mcp-auth-info.js';
+import { isNotesTool, type NotesToolName } from './mcp-scopes.js';
+
+/** The server's name and version, as `initialize` and `server/discover` report them. */
+export const NOTES_SERVER_INFO = Object.freeze({ name: 'portcullis-notes', version: '0.1.0' });
+
+const NOTE_URI_PREFIX = 'notes://';
+
+function json(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+const IdArgumentsSchema = z.object({ id: z.string().describe('The note id (a UUID).') });
+
+/** Builds one notes MCP server instance over the notes service. */
+export function createNotesMcpServer(notes: NotesService): McpServer {
+  const server = new McpServer(NOTES_SERVER_INFO, {
+    capabilities: { tools: {}, resources: {} },
+    instructions: 'Personal notes of the signed-in user. Reading needs notes:read, writing notes:write.',
+  });
+
+  const tool = <Name extends NotesToolName>(name: Name): Name => {
+    if (!isNotesTool(name)) throw new Error(`tool ${String(name)} has no scope decision`);
+    return name;
+  };
+  const owner = (context: ServerContext): string => subjectOf(context.http?.authInfo);
+
+  server.registerTool(
+    tool('notes_list'),
+    {
+      title: 'List notes',
+      description: 'Lists your notes, newest first (id, title, timestamps).',
+      annotations: { readOnlyHint: true },
+    },
+    async (context) => {
+      const list = await notes.list(owner(context));
+      return json(list.map(({ id, title, createdAt, updatedAt }) => ({ id, title, createdAt, updatedAt })));
+    },
+  );
+
+  server.registerTool(
+    tool('notes_get'),
+    {
+      title: 'Read a note',
+      description: 'Returns one of your notes.',
+      inputSchema: IdArgumentsSchema,
+      annotations: { readOnlyHint: true },
+    },
+    async ({ id }, context) => {
+      const note = await notes.get(owner(context), id);
+      return note ? json(note) : toolError('No note with that id.');
+    },
+  );
+
+  server.registerTool(
+    tool('notes_create'),
+    {
+      title: 'Create a note',
+      description: 'Creates a note with a title and an optional body.',
+      inputSchema: NoteInputSchema,
+    },
+    async (input, context) => json(await notes.create(owner(context), input)),
+  );
+
+  server.registerTool(
+    tool('notes_delete'),
+    {
+      title: 'Delete a note',
+      description: 'Deletes one of your notes.',
+      inputSchema: IdArgumentsSchema,
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    async ({ id }, context) =>
+      (await notes.delete(owner(context), id)) ? json({ deleted: id }) : toolError('No note with that id.'),
+  );
+
+  server.registerResource(
+    'note',
+    new ResourceTemplate(`${NOTE_URI_PREFIX}{id}`, {
+      list: async (context) => ({
+        resources: (await notes.list(owner(context))).map((note) => ({
+          uri: `${NOTE_URI_PREFIX}${note.id}`,
+          name: note.title,
+          mimeType: 'application/json',
+        })),
+      }),
+    }),
+    { title: 'Note', description: 'One of your notes, as JSON.', mimeType: 'application/json' },
+    async (uri, variables, context) => {
+      const id = typeof variables['id'] === 'string' ? variables['id'] : '';
+      const note = await notes.get(owner(context), id);
+      if (!note) throw new ResourceNotFoundError(uri.href);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(note) }] };
+    },
+  );
+
+  return server;
+}

@@ -1,0 +1,35 @@
+/**
+ * The passport side of bearer authentication: `passport-http-bearer` reads the credential, and the token goes to
+ * the {@link TokenVerifier}. Registered under a name unique to this module instance, so two protected apps in one
+ * process (tests boot several) never share a strategy through passport's global registry.
+ */
+import { Inject, Injectable, type OnModuleDestroy, type Type } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import passport from 'passport';
+import { Strategy } from 'passport-http-bearer';
+import { TokenVerifier } from '../tokens/token-verifier.service.js';
+import type { AuthInfo } from './auth-info.js';
+
+/**
+ * Creates the bearer strategy class registered as `name`.
+ *
+ * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-2.1 RFC 6750 Section 2.1}
+ */
+export function createBearerStrategy(name: string): Type<OnModuleDestroy> {
+  @Injectable()
+  class BearerStrategy extends PassportStrategy(Strategy, name) implements OnModuleDestroy {
+    constructor(@Inject(TokenVerifier) private readonly verifier: TokenVerifier) {
+      super({});
+    }
+
+    /** Called by passport with the token; a rejection reaches the guard as passport's error. */
+    validate(token: string): Promise<AuthInfo> {
+      return this.verifier.verify(token);
+    }
+
+    onModuleDestroy(): void {
+      passport.unuse(name);
+    }
+  }
+  return BearerStrategy;
+}

@@ -1,0 +1,28 @@
+import type { Type } from '@nestjs/common';
+
+/**
+ * Decides per request which scopes an operation needs, for routes whose scope depends on the request itself (an MCP
+ * endpoint: the JSON-RPC method and the tool name). It runs before the token is checked, so a missing token's 401
+ * already names the scopes the operation needs (spec 5.3 (2a)).
+ *
+ * Return every scope the operation needs (spec 7.1: all of them in one challenge), `[]` for "any valid token".
+ * Throwing an `OAuthError` (for example `invalid_request`) refuses the request with that error.
+ *
+ * @example
+ * ```ts
+ * @Injectable()
+ * export class ReportScopes implements RequiredScopesResolver<FastifyRequest> {
+ *   requiredScopes(request: FastifyRequest) {
+ *     return request.method === 'GET' ? ['reports:read'] : ['reports:write'];
+ *   }
+ * }
+ * ```
+ *
+ * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-3.1 RFC 6750 Section 3.1 (insufficient_scope)}
+ */
+export interface RequiredScopesResolver<TRequest = unknown> {
+  requiredScopes(request: TRequest): readonly string[] | Promise<readonly string[]>;
+}
+
+/** A resolver class; it is taken from the app's providers when it is one, else instantiated once. */
+export type RequiredScopesResolverType = Type<RequiredScopesResolver<never>>;

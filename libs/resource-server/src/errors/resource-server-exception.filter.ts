@@ -1,0 +1,129 @@
+/**
+ * The one place errors become responses on a protected resource.
+ *
+ * Rules kept here:
+ * - RFC 6750 Section 3: a refused bearer request gets a `WWW-Authenticate: Bearer` challenge (see
+ *   `bearer-challenge.ts`) and, when there is an error code, the RFC 6749 Section 5.2 JSON body
+ *   `{ error, error_description }`; a request with no credentials gets the challenge alone (RFC 6750 Section 3.1
+ *   example). The status comes from the protocol's code-to-status table.
+ * - Every error response is `Cache-Control: no-store`: it depends on the credentials sent.
+ * - Anything unexpected is `server_error` (500) with a generic description; the cause is logged, never sent.
+ * - Nest's own 4xx exceptions (an unknown route, an unsupported media type) keep their status and their JSON body:
+ *   they are not authorization decisions. A 400 (a body the parser refused) is `invalid_request`.
+ */
+import {
+  Catch,
+  HttpException,
+  Inject,
+  Logger,
+  type ArgumentsHost,
+  type ExceptionFilter,
+} from '@nestjs/common';
+import { OAuthError } from '@portcullis/protocol';
+import type { FastifyReply } from 'fastify';
+import type { ResourceServerConfig } from '../config/resource-server.config.js';
+import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
+import { bearerChallenge } from './bearer-challenge.js';
+import { BearerChallengeError } from './bearer-challenge.error.js';
+
+interface ErrorResponse {
+  status: number;
+  body?: unknown;
+  challenge?: string;
+}
+
+/**
+ * Writes RFC 6750 error responses for the resource server, and `server_error` for anything unexpected.
+ *
+ * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-3 RFC 6750 Section 3}
+ * @see {@link https://www.rfc-editor.org/rfc/rfc6749#section-5.2 RFC 6749 Section 5.2}
+ */
+@Catch()
+export class ResourceServerExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ResourceServer');
+
+  constructor(@Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    if (reply.sent || reply.raw.headersSent) {
+      // A streamed response (an MCP SSE stream) already started: nothing can be said to the client any more.
+      this.logger.error(`error after the response started: ${describe(exception)}`, stackOf(exception));
+      return;
+    }
+    let response: ErrorResponse;
+    try {
+      response = this.toResponse(exception);
+    } catch (failure) {
+      // Building the challenge failed (an extension broke its contract at run time): fail closed, as a 500.
+      response = this.serverError(failure);
+    }
+    reply.status(response.status).header('cache-control', 'no-store');
+    if (response.challenge) reply.header('www-authenticate', response.challenge);
+    if (response.body === undefined) reply.send();
+    else reply.type('application/json').send(response.body);
+  }
+
+  private toResponse(exception: unknown): ErrorResponse {
+    if (exception instanceof BearerChallengeError)
+      return this.oauth(exception.error, exception.requiredScopes);
+    if (exception instanceof OAuthError) return this.oauth(exception, []);
+    if (exception instanceof HttpException && exception.getStatus() < 500)
+      return this.httpException(exception);
+    return this.serverError(exception);
+  }
+
+  private httpException(exception: HttpException): ErrorResponse {
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    const message = typeof response === 'string' ? response : exception.message;
+    // A 400 from the framework (a body its parser refused) is a malformed request in OAuth's own terms.
+    if (status === 400) return { status, body: new OAuthError('invalid_request', message).toResponseBody() };
+    return {
+      status,
+      body: typeof response === 'string' ? { statusCode: status, message: response } : response,
+    };
+  }
+
+  private oauth(error: OAuthError | undefined, requiredScopes: readonly string[]): ErrorResponse {
+    if (error?.code === 'server_error') return this.serverError(error.cause ?? error);
+    const status = error?.status ?? 401;
+    if (status >= 500) {
+      this.logger.warn(`${error?.code}: ${describe(error?.cause ?? error)}`);
+    }
+    const { config } = this;
+    const challenge = bearerChallenge({
+      status,
+      ...(error ? { error } : {}),
+      requiredScopes,
+      resource: config.resource,
+      metadataUrl: config.metadataUrl,
+      scopesSupported: config.scopesSupported,
+      revision: config.revision,
+      extensions: config.extensions,
+    });
+    return {
+      status,
+      ...(error ? { body: error.toResponseBody() } : {}),
+      ...(challenge ? { challenge } : {}),
+    };
+  }
+
+  private serverError(cause: unknown): ErrorResponse {
+    this.logger.error(`unexpected error: ${describe(cause)}`, stackOf(cause));
+    const error = new OAuthError('server_error', 'The server could not complete the request.');
+    return { status: error.status, body: error.toResponseBody() };
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? ` (cause: ${error.cause.message})` : '';
+    return `${error.name}: ${error.message}${cause}`;
+  }
+  return String(error);
+}
+
+function stackOf(error: unknown): string | undefined {
+  return error instanceof Error ? error.stack : undefined;
+}

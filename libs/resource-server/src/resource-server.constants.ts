@@ -1,0 +1,12 @@
+/** Injection token of the validated {@link ResourceServerConfig}. */
+export const RESOURCE_SERVER_CONFIG = 'portcullis:resource-server-config';
+
+/** Injection token of the name this module's bearer strategy is registered under with passport. */
+export const BEARER_STRATEGY_NAME = 'portcullis:bearer-strategy-name';
+
+/** The request property the guard stores the {@link AuthInfo} under (passport's `property` option). */
+export const AUTH_INFO_PROPERTY = 'portcullisAuth';
+
+/** Route metadata keys of the scope decorators. */
+export const REQUIRED_SCOPES_METADATA = 'portcullis:required-scopes';
+export const SCOPE_RESOLVER_METADATA = 'portcullis:scope-resolver';

@@ -1,0 +1,159 @@
+/**
+ * JWT access token validation (RFC 9068 Section 4), cheapest rules first: structure, then header, then claims,
+ * all on the decoded token; only a token that passes them all costs a key lookup and a signature check.
+ *
+ * Checks, in order (each in its own file under `checks/`):
+ * 1. `jwt-structure`: three base64url segments, JSON object header and claims.
+ * 2. `jwt-algorithm`: `alg` on the allow-list (never `none`, never `HS*`).
+ * 3. `jwt-type`: `typ` is `at+jwt`.
+ * 4. `issuer`: `iss` is a trusted authorization server.
+ * 5. `audience`: `aud` contains this resource's canonical URI.
+ * 6. `lifetime`: `exp` present and not passed, `nbf` and `iat` not in the future (with clock skew).
+ * 7. `subject-and-client`, `jwt-identifiers`: `sub`, `client_id`, `iat`, `jti`, a valid `scope`.
+ * 8. The signature, with the issuer's JWK set (discovered from its metadata), jose re-applying 2-6 to the
+ *    verified payload as a second line of defence.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { parseScope } from '@portcullis/protocol';
+import type { AuthInfo } from '../auth/auth-info.js';
+import type { ResourceServerConfig } from '../config/resource-server.config.js';
+import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
+import { audiencesOf, checkAudience } from './checks/audience.check.js';
+import { checkIssuer } from './checks/issuer.check.js';
+import { checkAlgorithm } from './checks/jwt-algorithm.check.js';
+import { checkJwtIdentifiers } from './checks/jwt-identifiers.check.js';
+import { decodeJwtStructure } from './checks/jwt-structure.check.js';
+import { checkAccessTokenType } from './checks/jwt-type.check.js';
+import { checkLifetime } from './checks/lifetime.check.js';
+import { checkSubjectAndClient } from './checks/subject-and-client.check.js';
+import { invalidToken, type TokenCheck, type TokenCheckContext } from './checks/token-check.js';
+import { AuthorizationServerDirectory } from './discovery/authorization-server-directory.js';
+import { UpstreamFetchError } from './discovery/fetch-json.js';
+
+const HEADER_CHECKS: readonly TokenCheck[] = [checkAlgorithm, checkAccessTokenType];
+const CLAIM_CHECKS: readonly TokenCheck[] = [
+  checkIssuer,
+  checkAudience,
+  checkLifetime,
+  checkSubjectAndClient,
+  checkJwtIdentifiers,
+];
+
+// jose error codes that say something about the token itself; every other failure (no keys, a timeout, a broken
+// JWK set) says the key source is unavailable, which is not the client's fault and must not read as a bad token.
+const TOKEN_ERROR_CODES = new Set([
+  'ERR_JWT_CLAIM_VALIDATION_FAILED',
+  'ERR_JWT_EXPIRED',
+  'ERR_JWT_INVALID',
+  'ERR_JWS_INVALID',
+  'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+  'ERR_JOSE_ALG_NOT_ALLOWED',
+  'ERR_JOSE_NOT_SUPPORTED',
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+]);
+
+/**
+ * Validates JWT access tokens against the trusted issuers' remote JWK sets.
+ *
+ * @see {@link https://www.rfc-editor.org/rfc/rfc9068#section-4 RFC 9068 Section 4}
+ * @see {@link https://www.rfc-editor.org/rfc/rfc8725 RFC 8725 (JWT best current practices)}
+ */
+@Injectable()
+export class JwtAccessTokenValidator {
+  // One remote key set per jwks_uri: jose keeps the keys, the cooldown between refetches on an unknown `kid`,
+  // and the coalescing of concurrent fetches.
+  readonly #keySets = new Map<string, JWTVerifyGetKey>();
+  // Until when each key set is considered unavailable after a failed fetch.
+  readonly #keyFailures = new Map<string, number>();
+
+  constructor(
+    @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
+    @Inject(AuthorizationServerDirectory) private readonly directory: AuthorizationServerDirectory,
+  ) {}
+
+  /**
+   * Validates a JWT access token and describes it.
+   *
+   * @throws OAuthError `invalid_token` for a token that breaks any rule; `UpstreamFetchError` when the issuer's
+   *   keys cannot be obtained.
+   */
+  async validate(token: string): Promise<AuthInfo> {
+    const { header, claims } = decodeJwtStructure(token);
+    const context = this.context();
+    for (const check of HEADER_CHECKS) check(header, context);
+    for (const check of CLAIM_CHECKS) check(claims, context);
+
+    const issuer = claims['iss'] as string;
+    const { jwksUri, keys } = await this.keySet(issuer);
+    const failedUntil = this.#keyFailures.get(jwksUri) ?? 0;
+    if (failedUntil > Date.now()) throw new UpstreamFetchError(`the keys of ${issuer} failed moments ago`);
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        algorithms: [...this.config.tokens.algorithms],
+        typ: 'at+jwt',
+        issuer,
+        audience: this.config.resource,
+        clockTolerance: this.config.tokens.clockSkewSeconds,
+        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+      }));
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && TOKEN_ERROR_CODES.has(code)) {
+        throw invalidToken(
+          code === 'ERR_JWKS_NO_MATCHING_KEY'
+            ? 'The access token is signed with a key this resource does not know.'
+            : 'The access token signature or claims could not be verified.',
+        );
+      }
+      // Like a failed discovery, a failed key fetch is remembered briefly, so a burst of new tokens during an
+      // outage does not become a burst of fetches.
+      this.#keyFailures.set(jwksUri, Date.now() + this.config.tokens.discovery.failureBackoffMs);
+      throw new UpstreamFetchError(`the keys of ${issuer} could not be used`, { cause: error });
+    }
+    this.#keyFailures.delete(jwksUri);
+    return toAuthInfo(payload, issuer);
+  }
+
+  private context(): TokenCheckContext {
+    return {
+      resource: this.config.resource,
+      issuers: this.config.authorizationServers,
+      algorithms: this.config.tokens.algorithms,
+      clockSkewSeconds: this.config.tokens.clockSkewSeconds,
+      now: Math.floor(Date.now() / 1000),
+    };
+  }
+
+  private async keySet(issuer: string): Promise<{ jwksUri: string; keys: JWTVerifyGetKey }> {
+    const { jwksUri } = await this.directory.lookup(issuer);
+    if (!jwksUri) throw new UpstreamFetchError(`${issuer} publishes no jwks_uri`);
+    let keys = this.#keySets.get(jwksUri);
+    if (!keys) {
+      const { cooldownMs, cacheMaxAgeMs, timeoutMs } = this.config.tokens.jwks;
+      keys = createRemoteJWKSet(new URL(jwksUri), {
+        cooldownDuration: cooldownMs,
+        cacheMaxAge: cacheMaxAgeMs,
+        timeoutDuration: timeoutMs,
+      });
+      this.#keySets.set(jwksUri, keys);
+    }
+    return { jwksUri, keys };
+  }
+}
+
+function toAuthInfo(payload: JWTPayload, issuer: string): AuthInfo {
+  const scope = payload['scope'];
+  return Object.freeze({
+    subject: payload.sub as string,
+    clientId: payload['client_id'] as string,
+    scopes: Object.freeze(parseScope(typeof scope === 'string' ? scope : undefined)),
+    audience: Object.freeze(audiencesOf(payload) ?? []),
+    issuer,
+    expiresAt: payload.exp as number,
+    ...(typeof payload.jti === 'string' ? { tokenId: payload.jti } : {}),
+    validatedBy: 'jwt' as const,
+  });
+}

@@ -1,0 +1,79 @@
+/**
+ * The single entry point of token validation: shape first, then the cache, then JWT validation or introspection.
+ *
+ * Rules kept here:
+ * - RFC 6750 Section 2.1: a token that is not a `b64token`, or is too long, is rejected before any other work.
+ * - OAuth 2.1 Section 5.2, RFC 9068 Section 4, RFC 7662: every accepted token was validated by one of the two
+ *   validators; the cache only remembers their verdicts, keyed by a SHA-256 of the token (the token itself is
+ *   never kept), and forgets each one at the token's `exp`.
+ * - A key source or introspection outage is `temporarily_unavailable` (503), never `invalid_token`: the token may
+ *   be perfectly good, and a 401 would send the client through authorization again for nothing.
+ */
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { OAuthError } from '@portcullis/protocol';
+import type { AuthInfo } from '../auth/auth-info.js';
+import type { ResourceServerConfig } from '../config/resource-server.config.js';
+import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
+import { BoundedLru } from './bounded-lru.js';
+import { checkTokenShape, looksLikeJwt } from './checks/token-shape.check.js';
+import { UpstreamFetchError } from './discovery/fetch-json.js';
+import { TokenIntrospector } from './introspection/token-introspector.js';
+import { JwtAccessTokenValidator } from './jwt-access-token.validator.js';
+
+/**
+ * Validates bearer access tokens for this resource and describes them as {@link AuthInfo}.
+ *
+ * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-3.1 RFC 6750 Section 3.1}
+ * @see {@link https://www.rfc-editor.org/rfc/rfc9068#section-4 RFC 9068 Section 4}
+ * @see {@link https://www.rfc-editor.org/rfc/rfc7662#section-2 RFC 7662 Section 2}
+ */
+@Injectable()
+export class TokenVerifier {
+  readonly #cache: BoundedLru<string, AuthInfo>;
+
+  constructor(
+    @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
+    @Inject(JwtAccessTokenValidator) private readonly jwt: JwtAccessTokenValidator,
+    @Inject(TokenIntrospector) private readonly introspector: TokenIntrospector,
+  ) {
+    this.#cache = new BoundedLru(config.tokens.cacheMaxEntries);
+  }
+
+  /**
+   * Validates `token`.
+   *
+   * @throws OAuthError `invalid_token` for a token this resource must not accept, `temporarily_unavailable` when
+   *   the authorization server's keys or introspection endpoint cannot be reached.
+   */
+  async verify(token: string): Promise<AuthInfo> {
+    checkTokenShape(token, this.config.tokens.maxTokenLength);
+    const key = createHash('sha256').update(token).digest('base64url');
+    const cached = this.#cache.get(key);
+    if (cached) {
+      if (cached.expiresAt > Date.now() / 1000) return cached;
+      this.#cache.delete(key);
+    }
+    const auth = await this.validate(token);
+    this.#cache.set(key, auth);
+    return auth;
+  }
+
+  private async validate(token: string): Promise<AuthInfo> {
+    const { mode } = this.config.tokens;
+    const introspect = mode === 'introspection' || (mode === 'auto' && !looksLikeJwt(token));
+    try {
+      return introspect ? await this.introspector.introspect(token) : await this.jwt.validate(token);
+    } catch (error) {
+      if (error instanceof OAuthError) throw error;
+      if (error instanceof UpstreamFetchError) {
+        throw new OAuthError(
+          'temporarily_unavailable',
+          'The authorization server could not be reached to validate the access token.',
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+}

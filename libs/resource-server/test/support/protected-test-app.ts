@@ -1,0 +1,98 @@
+/**
+ * A small Nest app on Fastify that imports `ResourceServerModule` the way a real app does, with routes for each
+ * way of protecting one, listening on a random loopback port.
+ */
+import 'reflect-metadata';
+import { Body, Controller, Get, Injectable, Module, Post, type LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  CurrentAuth,
+  Protected,
+  RequireScopes,
+  ResolveScopes,
+  ResourceServerModule,
+  type AuthInfo,
+  type RequiredScopesResolver,
+  type ResourceServerOptions,
+} from '../../src/index.js';
+
+/** Needs `reports:write` for a body `{ "action": "write" }`, nothing beyond a valid token otherwise. */
+@Injectable()
+export class ActionScopes implements RequiredScopesResolver<{ body?: unknown }> {
+  requiredScopes(request: { body?: unknown }): string[] {
+    const action = (request.body as { action?: unknown } | undefined)?.action;
+    return action === 'write' ? ['reports:write', 'reports:read'] : [];
+  }
+}
+
+@Controller('api')
+class TestController {
+  @Get('public')
+  open(): { open: true } {
+    return { open: true };
+  }
+
+  @Get('me')
+  @Protected()
+  me(@CurrentAuth() auth: AuthInfo): AuthInfo {
+    return auth;
+  }
+
+  @Post('notes')
+  @RequireScopes('notes:write')
+  write(@CurrentAuth() auth: AuthInfo): { owner: string } {
+    return { owner: auth.subject };
+  }
+
+  @Post('action')
+  @ResolveScopes(ActionScopes)
+  action(@Body() body: unknown, @CurrentAuth() auth: AuthInfo): { body: unknown; scopes: readonly string[] } {
+    return { body, scopes: auth.scopes };
+  }
+
+  @Get('boom')
+  @Protected()
+  boom(): never {
+    throw new Error('database password is hunter2');
+  }
+}
+
+/** Log lines the app wrote, for asserting that a cause was logged and not sent. */
+export class CapturingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  log(message: unknown): void {
+    this.lines.push(String(message));
+  }
+  error(message: unknown, stack?: unknown): void {
+    this.lines.push(`${String(message)} ${String(stack ?? '')}`);
+  }
+  warn(message: unknown): void {
+    this.lines.push(String(message));
+  }
+}
+
+export interface ProtectedTestApp {
+  readonly url: string;
+  readonly logger: CapturingLogger;
+  close(): Promise<void>;
+}
+
+export async function startProtectedTestApp(options: ResourceServerOptions): Promise<ProtectedTestApp> {
+  @Module({
+    imports: [ResourceServerModule.forRoot(options)],
+    controllers: [TestController],
+    providers: [ActionScopes],
+  })
+  class TestAppModule {}
+
+  const logger = new CapturingLogger();
+  const app = await NestFactory.create<NestFastifyApplication>(TestAppModule, new FastifyAdapter(), {
+    logger,
+    abortOnError: false,
+  });
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, logger, close: () => app.close() };
+}
