@@ -1,0 +1,76 @@
+/**
+ * What the command line prints: results on stdout, progress and errors on stderr, one line per step. Nothing
+ * printed here ever contains a token, a code or a secret: progress events carry none, and errors are printed from
+ * their code, message and the authorization server's own error fields.
+ */
+import { findPortcullisError, type PortcullisErrorCode, type ProgressEvent } from '@portcullis/client';
+import { UsageError, USAGE } from './options.js';
+
+/** Where the command line writes. */
+export interface Streams {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+}
+
+/** What a person can do about each failure, printed under the error. */
+const HINTS: Partial<Record<PortcullisErrorCode, string>> = {
+  no_client_id:
+    'Register a client with the authorization server and pass --client-id (and --client-secret for a confidential client).',
+  resource_mismatch:
+    'The server URL may be wrong, or the server is misconfigured: its metadata names another resource.',
+  issuer_mismatch:
+    'The authorization server publishes metadata for another issuer; do not use it until that is fixed.',
+  pkce_unsupported: 'This authorization server cannot be used: it does not support PKCE with S256.',
+  iss_missing:
+    'The authorization response was discarded. Try again; if it persists, report it to the server operator.',
+  iss_mismatch:
+    'The authorization response came from another server and was discarded (possible mix-up attack).',
+  state_mismatch:
+    'The authorization response was not the answer to this request and was discarded. Try again.',
+  step_up_exhausted:
+    'Your account may not be allowed this operation; ask the server operator for the scope it needs.',
+  user_agent_failed:
+    'Open the URL printed above in a browser, or use --headless only with servers that need no login.',
+  token_store_failed: 'Check the store file and PORTCULLIS_TOKEN_KEY, or pass --store to use another file.',
+  resource_metadata_unavailable: 'Check the server URL and that the server is running.',
+  metadata_unavailable: 'Check that the authorization server is running and reachable.',
+};
+
+/** Prints progress and errors. */
+export class Output {
+  constructor(
+    readonly streams: Streams,
+    private readonly quiet: boolean,
+  ) {}
+
+  /** One progress line per step of the flow. */
+  readonly progress = (event: ProgressEvent): void => {
+    if (!this.quiet) this.streams.stderr.write(`  · ${event.message}\n`);
+  };
+
+  info(line: string): void {
+    if (!this.quiet) this.streams.stderr.write(`${line}\n`);
+  }
+
+  result(line: string): void {
+    this.streams.stdout.write(`${line}\n`);
+  }
+
+  /** Prints an error so a person can act on it; returns the exit code. */
+  error(error: unknown): number {
+    if (error instanceof UsageError) {
+      this.streams.stderr.write(`portcullis: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    const known = findPortcullisError(error);
+    if (known !== undefined) {
+      this.streams.stderr.write(`portcullis: ${known.message} [${known.code}]\n`);
+      const hint = HINTS[known.code];
+      if (hint !== undefined) this.streams.stderr.write(`  ${hint}\n`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    this.streams.stderr.write(`portcullis: ${message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,200 @@
+// A loopback stack for the command line's tests: an authorization server that approves without a person (RFC 8414
+// metadata, PKCE S256, RFC 9207 iss, RFC 7591 registration, refresh rotation) and a real MCP server from the
+// official SDK behind a bearer-token guard that checks the token's resource and scope per tool, answering with
+// RFC 6750 / RFC 9728 challenges.
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+interface Grant {
+  readonly scope: readonly string[];
+  readonly resource: string | null;
+  readonly clientId: string;
+}
+
+export interface StackOptions {
+  readonly registration?: boolean;
+}
+
+async function listen(
+  handler: (request: IncomingMessage, response: ServerResponse, body: string) => Promise<void>,
+) {
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      handler(request, response, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => {
+        if (!response.headersSent) response.writeHead(500);
+        response.end(String(error));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  response
+    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers })
+    .end(JSON.stringify(body));
+}
+
+/** Which scope a JSON-RPC request needs: notes:write for notes_create, notes:read for anything else. */
+function requiredScope(body: string): string {
+  try {
+    const message = JSON.parse(body) as { method?: string; params?: { name?: string } };
+    return message.method === 'tools/call' && message.params?.name === 'notes_create'
+      ? 'notes:write'
+      : 'notes:read';
+  } catch {
+    return 'notes:read';
+  }
+}
+
+function mcpServer(): McpServer {
+  const server = new McpServer({ name: 'test-notes', version: '1.0.0' });
+  server.registerTool('notes_list', { description: 'List notes' }, async () => ({
+    content: [{ type: 'text', text: 'no notes yet' }],
+  }));
+  server.registerTool(
+    'notes_create',
+    { description: 'Create a note', inputSchema: z.object({ title: z.string() }) },
+    async ({ title }) => ({ content: [{ type: 'text', text: `created "${title}"` }] }),
+  );
+  return server;
+}
+
+export async function startStack(options: StackOptions = {}) {
+  const authorizationRequests: URLSearchParams[] = [];
+  const tokenRequests: URLSearchParams[] = [];
+  const registrations: Record<string, unknown>[] = [];
+  const codes = new Map<string, Grant & { challenge: string; redirectUri: string }>();
+  const accessTokens = new Map<string, Grant>();
+
+  const as = await listen(async (request, response, body) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    if (url.pathname === '/.well-known/oauth-authorization-server') {
+      return json(response, 200, {
+        issuer: as.url,
+        authorization_endpoint: `${as.url}/authorize`,
+        token_endpoint: `${as.url}/token`,
+        ...(options.registration === false ? {} : { registration_endpoint: `${as.url}/register` }),
+        response_types_supported: ['code'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
+        authorization_response_iss_parameter_supported: true,
+        scopes_supported: ['notes:read', 'notes:write', 'offline_access'],
+      });
+    }
+    if (url.pathname === '/authorize') {
+      authorizationRequests.push(url.searchParams);
+      const code = randomBytes(12).toString('hex');
+      codes.set(code, {
+        clientId: url.searchParams.get('client_id') ?? '',
+        scope: (url.searchParams.get('scope') ?? '').split(' '),
+        resource: url.searchParams.get('resource'),
+        challenge: url.searchParams.get('code_challenge') ?? '',
+        redirectUri: url.searchParams.get('redirect_uri') ?? '',
+      });
+      const callback = new URL(url.searchParams.get('redirect_uri') ?? '');
+      callback.searchParams.set('code', code);
+      callback.searchParams.set('state', url.searchParams.get('state') ?? '');
+      callback.searchParams.set('iss', as.url);
+      response.writeHead(302, { location: callback.href }).end();
+      return;
+    }
+    if (url.pathname === '/token') {
+      const params = new URLSearchParams(body);
+      tokenRequests.push(params);
+      const code = codes.get(params.get('code') ?? '');
+      codes.delete(params.get('code') ?? '');
+      const verifier = createHash('sha256')
+        .update(params.get('code_verifier') ?? '')
+        .digest('base64url');
+      if (
+        code === undefined ||
+        code.challenge !== verifier ||
+        code.redirectUri !== params.get('redirect_uri')
+      ) {
+        return json(response, 400, { error: 'invalid_grant' });
+      }
+      const accessToken = `at-${randomBytes(12).toString('hex')}`;
+      accessTokens.set(accessToken, code);
+      return json(response, 200, {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: code.scope.join(' '),
+      });
+    }
+    if (url.pathname === '/register' && request.method === 'POST') {
+      const metadata = JSON.parse(body) as Record<string, unknown>;
+      registrations.push(metadata);
+      return json(response, 201, { ...metadata, client_id: `client-${registrations.length}` });
+    }
+    json(response, 404, { error: 'not_found' });
+  });
+
+  const mcp = await listen(async (request, response, body) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    const resource = `${mcp.url}/mcp`;
+    const metadataUrl = `${mcp.url}/.well-known/oauth-protected-resource/mcp`;
+    if (url.pathname === '/.well-known/oauth-protected-resource/mcp') {
+      return json(response, 200, {
+        resource,
+        authorization_servers: [as.url],
+        scopes_supported: ['notes:read', 'notes:write'],
+      });
+    }
+    if (url.pathname !== '/mcp') return json(response, 404, { error: 'not_found' });
+    const token = request.headers.authorization?.replace(/^Bearer /, '');
+    const grant = token === undefined ? undefined : accessTokens.get(token);
+    if (grant === undefined || grant.resource !== resource) {
+      return json(
+        response,
+        401,
+        { error: 'invalid_token' },
+        {
+          'www-authenticate': `Bearer resource_metadata="${metadataUrl}", scope="notes:read"`,
+        },
+      );
+    }
+    const needed = requiredScope(body);
+    if (!grant.scope.includes(needed)) {
+      return json(
+        response,
+        403,
+        { error: 'insufficient_scope' },
+        {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${metadataUrl}"`,
+        },
+      );
+    }
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    const server = mcpServer();
+    await server.connect(transport);
+    response.on('close', () => void server.close());
+    await transport.handleRequest(request, response, body === '' ? undefined : JSON.parse(body));
+  });
+
+  return {
+    as,
+    mcpUrl: `${mcp.url}/mcp`,
+    authorizationRequests,
+    tokenRequests,
+    registrations,
+    close: async () => {
+      await Promise.all([as.close(), mcp.close()]);
+    },
+  };
+}

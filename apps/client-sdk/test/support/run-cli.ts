@@ -1,0 +1,25 @@
+// Runs the command line in-process with captured output and an isolated PORTCULLIS_HOME.
+import { run } from '../../src/cli.js';
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export async function runCli(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(
+    argv,
+    {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    },
+    env,
+  );
+  return { code, stdout, stderr };
+}

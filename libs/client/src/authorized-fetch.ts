@@ -1,0 +1,235 @@
+/**
+ * `createAuthorizedFetch`: a `fetch` for one protected resource that carries its bearer token and runs the
+ * authorization flow when the resource asks for it.
+ *
+ * Rules kept here:
+ * - Spec 5.1 (1-3): the token goes in the `Authorization` header of every request to the resource, never in the
+ *   URL, never to another origin, and not past a cross-origin redirect (`resource-request.ts`).
+ * - Spec 3.1 and 5.2 (2): a 401 runs the flow (or a refresh, see `ResourceSession`) and the request is retried
+ *   with the new token. A resource that rejects a token just issued for it is not asked again (`token_rejected`).
+ * - Spec 3.2 and 8: a 403 `insufficient_scope` runs a step-up and a retry, at most `maxAuthorizationAttempts`
+ *   authorizations per request (3 by default: the conformance suite's limit); past it, and for later requests of an
+ *   operation that exhausted it without ever succeeding, `step_up_exhausted`. Attempts are tracked per resource and
+ *   operation (spec 3.2 (4)) and forgotten once the operation succeeds.
+ * - Requests to other URLs pass through untouched, and so does a response from outside the resource that a
+ *   redirect led to: its challenge is not the resource's.
+ */
+import { isClientIdMetadataUrl } from '@portcullis/metadata';
+import { canonicalizeResourceUri } from '@portcullis/protocol';
+import { LATEST_REVISION, getRevision, type Revision } from '@portcullis/revisions';
+import { PreRegisteredClients, type PreRegisteredClient } from './client-id/client-id.resolver.js';
+import type { ClientRegistrationMetadata } from './client-id/registration.endpoint.js';
+import {
+  discoverAuthorizationServer,
+  type DiscoveredAuthorizationServer,
+} from './discovery/authorization-server.discovery.js';
+import { readBearerChallenge } from './discovery/bearer-challenge.js';
+import { PortcullisError } from './errors/portcullis-error.js';
+import type { AuthorizationServerSelector, FlowContext } from './flow/authorization-flow.js';
+import { discardBody, type FetchLike } from './http/http.js';
+import { isResourceUrl, sendToResource, toReplayableRequest } from './http/resource-request.js';
+import { report, type ProgressListener } from './progress.js';
+import { operationKey } from './session/operation-key.js';
+import { ResourceSession } from './session/resource-session.js';
+import { MemoryTokenStore } from './store/memory-token-store.js';
+import type { StoredTokenSet, TokenStore } from './store/token-store.js';
+import type { UserAgent } from './user-agent/user-agent.js';
+
+/**
+ * Options of {@link createAuthorizedFetch}.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1
+ */
+export interface AuthorizedFetchOptions {
+  /** The protected resource (the MCP endpoint URL), e.g. `http://localhost:4100/mcp`. */
+  readonly resource: string;
+  /** Takes the user to the authorization server and brings back the callback. */
+  readonly userAgent: UserAgent;
+  /** The spec revision whose rules apply; default the latest (`2026-07-28`). */
+  readonly revision?: string;
+  /** Where tokens and registered clients are kept; default a {@link MemoryTokenStore}. */
+  readonly store?: TokenStore;
+  /** Pre-registered credentials, each bound to its issuer (or to the first server it is used with). */
+  readonly clientCredentials?: PreRegisteredClient | readonly PreRegisteredClient[];
+  /** An https URL of this client's client ID metadata document, used where the server supports it. */
+  readonly clientMetadataUrl?: string;
+  /** How the client describes itself when it registers dynamically; default name `Portcullis client`. */
+  readonly clientRegistration?: Partial<ClientRegistrationMetadata>;
+  /** Ask for refresh tokens (`offline_access` where listed, `refresh_token` grant); default `true`. */
+  readonly wantsRefreshTokens?: boolean;
+  /** Chooses among the resource's authorization servers; default the first. */
+  readonly selectAuthorizationServer?: AuthorizationServerSelector;
+  /** Authorizations per request and per operation before `step_up_exhausted`; default 3. */
+  readonly maxAuthorizationAttempts?: number;
+  /** Refresh this long before the access token expires; default 60 s. */
+  readonly refreshSkewSeconds?: number;
+  /** The fetch used for every request; default the global `fetch`. */
+  readonly fetch?: FetchLike;
+  /** The clock, in milliseconds since the epoch; default `Date.now`. */
+  readonly now?: () => number;
+  /** Told each step of the flow. */
+  readonly onProgress?: ProgressListener;
+}
+
+/**
+ * The token set of a resource, without the tokens themselves.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.1
+ */
+export interface TokenSummary {
+  readonly issuer: string;
+  readonly resource: string;
+  readonly clientId: string;
+  readonly scope: readonly string[];
+  readonly expiresAt?: number;
+  readonly hasRefreshToken: boolean;
+}
+
+/**
+ * A `fetch` bound to one protected resource.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-2.1
+ */
+export interface AuthorizedFetch extends FetchLike {
+  /** The canonical URI of the resource. */
+  readonly resource: string;
+  readonly revision: Revision;
+  /** The stored tokens of the resource, described without secrets. */
+  tokens(): Promise<TokenSummary | undefined>;
+  /** Deletes the resource's stored tokens; returns how many token sets were deleted. */
+  signOut(): Promise<number>;
+}
+
+/**
+ * Creates an authorized fetch for one protected resource.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-5
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3
+ */
+export function createAuthorizedFetch(options: AuthorizedFetchOptions): AuthorizedFetch {
+  const resource = canonicalizeResourceUri(options.resource);
+  const revision = getRevision(options.revision ?? LATEST_REVISION);
+  if (options.clientMetadataUrl !== undefined && !isClientIdMetadataUrl(options.clientMetadataUrl)) {
+    throw new TypeError(
+      'clientMetadataUrl must be an https URL with a path, without fragment, userinfo or dot segments',
+    );
+  }
+  for (const uri of options.userAgent.redirectUris) {
+    const url = new URL(uri);
+    if (url.href !== uri || url.search !== '')
+      throw new TypeError(`redirect URI ${uri} must be normalised and have no query`);
+  }
+  const baseFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const maxAttempts = options.maxAuthorizationAttempts ?? 3;
+  const servers = new Map<string, Promise<DiscoveredAuthorizationServer>>();
+
+  const context: FlowContext = {
+    resource,
+    revision,
+    fetch: baseFetch,
+    userAgent: options.userAgent,
+    store: options.store ?? new MemoryTokenStore(),
+    preRegistered: new PreRegisteredClients(options.clientCredentials),
+    clientMetadataUrl: options.clientMetadataUrl,
+    registrationMetadata: { clientName: 'Portcullis client', ...options.clientRegistration },
+    wantsRefreshTokens: options.wantsRefreshTokens ?? true,
+    selectAuthorizationServer: options.selectAuthorizationServer,
+    discoverAuthorizationServer: (issuer) => {
+      let server = servers.get(issuer);
+      if (server === undefined) {
+        server = discoverAuthorizationServer({ issuer, revision, fetch: baseFetch });
+        servers.set(issuer, server);
+        // A failed discovery is retried next time, not remembered.
+        server.catch(() => servers.delete(issuer));
+      }
+      return server;
+    },
+    now: options.now ?? Date.now,
+    onProgress: options.onProgress,
+  };
+  const session = new ResourceSession(context, (options.refreshSkewSeconds ?? 60) * 1000);
+  const stepUpAttempts = new Map<string, number>();
+
+  const authorizedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const target = new URL(input instanceof Request ? input.url : input);
+    if (!isResourceUrl(target, resource)) return baseFetch(input, init);
+    const request = await toReplayableRequest(input, init);
+    const operation = operationKey(request.method, request.url, request.body);
+    let authorizations = 0;
+    let unauthorizedRounds = 0;
+    for (;;) {
+      const token = (await session.current())?.accessToken;
+      const response = await sendToResource(baseFetch, request, resource, token);
+      // A challenge from wherever a redirect led outside the resource is not the resource's to answer.
+      if (response.url !== '' && !isResourceUrl(new URL(response.url), resource)) return response;
+      if (response.status === 401) {
+        const challenge = readBearerChallenge(response);
+        await discardBody(response);
+        unauthorizedRounds += 1;
+        if (unauthorizedRounds > 2) {
+          throw new PortcullisError(
+            'token_rejected',
+            `${resource} keeps rejecting newly issued tokens (401); check that the resource trusts this authorization server.`,
+            { resource },
+          );
+        }
+        authorizations += 1;
+        // The first 401 may be answered by a refresh; if the refreshed token is rejected too, authorize anew.
+        await session.unauthorized(token, challenge, unauthorizedRounds === 1);
+        report(
+          context.onProgress,
+          'retry',
+          `Retrying ${request.method} ${request.url.pathname} with the new token`,
+        );
+        continue;
+      }
+      if (response.status === 403) {
+        const challenge = readBearerChallenge(response);
+        if (challenge?.error === 'insufficient_scope') {
+          if (authorizations >= maxAttempts || (stepUpAttempts.get(operation) ?? 0) >= maxAttempts) {
+            await discardBody(response);
+            throw new PortcullisError(
+              'step_up_exhausted',
+              `${resource} still answers insufficient_scope for ${operation} after ${maxAttempts} authorizations; giving up.`,
+              { resource, operation, scope: challenge.scope ?? [] },
+            );
+          }
+          const stepped = await session.insufficientScope(token, challenge);
+          if (stepped !== undefined) {
+            await discardBody(response);
+            authorizations += 1;
+            stepUpAttempts.set(operation, (stepUpAttempts.get(operation) ?? 0) + 1);
+            report(
+              context.onProgress,
+              'retry',
+              `Retrying ${request.method} ${request.url.pathname} with the stepped-up token`,
+            );
+            continue;
+          }
+        }
+        return response;
+      }
+      stepUpAttempts.delete(operation);
+      return response;
+    }
+  };
+
+  return Object.assign(authorizedFetch, {
+    resource,
+    revision,
+    tokens: async () => summarize(await session.stored()),
+    signOut: () => session.signOut(),
+  });
+}
+
+function summarize(tokens: StoredTokenSet | undefined): TokenSummary | undefined {
+  if (tokens === undefined) return undefined;
+  return {
+    issuer: tokens.issuer,
+    resource: tokens.resource,
+    clientId: tokens.clientId,
+    scope: tokens.scope,
+    ...(tokens.expiresAt === undefined ? {} : { expiresAt: tokens.expiresAt }),
+    hasRefreshToken: tokens.refreshToken !== undefined,
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Finding and checking an authorization server's metadata.
+ *
+ * Rules kept here:
+ * - details.md "Authorization server metadata discovery": RFC 8414 and OpenID Connect Discovery URLs in the order
+ *   `authorizationServerMetadataUrls` gives; under 2025-06-18 only the RFC 8414 URL (revision feature
+ *   `openid-connect-discovery`). A 4xx moves on to the next URL; a 5xx or network failure is an error. Redirects
+ *   are not followed.
+ * - RFC 8414 Section 3.3 and details.md (2026-07-28, feature `metadata-issuer-check`): the document's `issuer`
+ *   MUST equal the issuer the well-known URL was built from, byte for byte, or the document is not used
+ *   (`issuer_mismatch`; the flow stops there rather than trusting a later URL of the same server).
+ * - details.md: without `S256` in `code_challenge_methods_supported` the client MUST refuse to proceed
+ *   (`pkce_unsupported`).
+ * - Spec 2.2: the issuer recorded for the `iss` check is taken only from the validated metadata document.
+ * - Spec 5.6 (1), RFC 6819 4.4.1.5: endpoints are https (http only on loopback) and never `javascript:` and the
+ *   like (the metadata schema; `unsafe_endpoint`).
+ */
+import { AuthorizationServerMetadataSchema, type AuthorizationServerMetadata } from '@portcullis/metadata';
+import { PKCE_METHOD_S256, authorizationServerMetadataUrls } from '@portcullis/protocol';
+import type { Revision } from '@portcullis/revisions';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import { discardBody, getJsonDocument, readJsonObject, type FetchLike } from '../http/http.js';
+import { schemaFailure } from './schema-failure.js';
+
+/**
+ * An authorization server whose metadata passed every check of the revision.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-3.2
+ */
+export interface DiscoveredAuthorizationServer {
+  /** The issuer recorded for this server: the validated document's `issuer`. */
+  readonly issuer: string;
+  readonly metadata: AuthorizationServerMetadata;
+  /** The URL the document was fetched from. */
+  readonly url: string;
+  readonly authorizationEndpoint: string;
+  readonly tokenEndpoint: string;
+}
+
+/**
+ * Fetches and checks an authorization server's metadata. Throws `metadata_unavailable`, `invalid_metadata`,
+ * `unsafe_endpoint`, `issuer_mismatch` or `pkce_unsupported`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-3
+ * @see https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderConfig
+ */
+export async function discoverAuthorizationServer(input: {
+  issuer: string;
+  revision: Revision;
+  fetch: FetchLike;
+}): Promise<DiscoveredAuthorizationServer> {
+  const { issuer, revision } = input;
+  let urls: string[];
+  try {
+    urls = authorizationServerMetadataUrls(issuer, {
+      openIdConnect: revision.supports('openid-connect-discovery'),
+    });
+  } catch (cause) {
+    throw new PortcullisError(
+      'invalid_metadata',
+      `"${issuer}" is not a usable issuer identifier.`,
+      { issuer },
+      { cause },
+    );
+  }
+  for (const url of urls) {
+    let response: Response;
+    try {
+      response = await getJsonDocument(input.fetch, url);
+    } catch (cause) {
+      throw new PortcullisError(
+        'metadata_unavailable',
+        `Could not fetch the authorization server metadata at ${url}.`,
+        { url, issuer },
+        { cause },
+      );
+    }
+    if (response.status >= 400 && response.status < 500) {
+      await discardBody(response);
+      continue;
+    }
+    if (response.status !== 200) {
+      await discardBody(response);
+      throw new PortcullisError(
+        'metadata_unavailable',
+        `The authorization server metadata at ${url} answered HTTP ${response.status}.`,
+        { url, issuer, status: response.status },
+      );
+    }
+    return checkAuthorizationServerMetadata(await readJsonObject(response), { url, issuer, revision });
+  }
+  throw new PortcullisError(
+    'metadata_unavailable',
+    `No authorization server metadata found for ${issuer} (tried ${urls.join(', ')}).`,
+    { issuer, tried: urls },
+  );
+}
+
+/**
+ * The checks of details.md on a fetched document, in order: schema (and safe URLs), issuer, S256, endpoints.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-3.3
+ * @see https://www.rfc-editor.org/rfc/rfc7636#section-4.2
+ */
+export function checkAuthorizationServerMetadata(
+  body: Record<string, unknown> | undefined,
+  context: { url: string; issuer: string; revision: Revision },
+): DiscoveredAuthorizationServer {
+  const { url, issuer, revision } = context;
+  const parsed = AuthorizationServerMetadataSchema.safeParse(body);
+  if (!parsed.success)
+    throw schemaFailure(parsed.error, 'invalid_metadata', 'authorization server metadata', url);
+  const metadata = parsed.data;
+  if (revision.supports('metadata-issuer-check') && metadata.issuer !== issuer) {
+    throw new PortcullisError(
+      'issuer_mismatch',
+      `The metadata at ${url} names issuer ${metadata.issuer}, not ${issuer}; refusing to use it (RFC 8414 Section 3.3).`,
+      { url, expected: issuer, published: metadata.issuer },
+    );
+  }
+  if (!metadata.code_challenge_methods_supported?.includes(PKCE_METHOD_S256)) {
+    throw new PortcullisError(
+      'pkce_unsupported',
+      `The authorization server ${issuer} does not advertise S256 PKCE; refusing to proceed.`,
+      { issuer, url },
+    );
+  }
+  const { authorization_endpoint: authorizationEndpoint, token_endpoint: tokenEndpoint } = metadata;
+  if (authorizationEndpoint === undefined || tokenEndpoint === undefined) {
+    throw new PortcullisError(
+      'invalid_metadata',
+      `The authorization server ${issuer} publishes no ${authorizationEndpoint === undefined ? 'authorization' : 'token'} endpoint.`,
+      { issuer, url },
+    );
+  }
+  if (!metadata.response_types_supported.includes('code')) {
+    throw new PortcullisError(
+      'invalid_metadata',
+      `The authorization server ${issuer} does not support response_type=code.`,
+      {
+        issuer,
+        url,
+      },
+    );
+  }
+  // Under 2025-06-18 the identifier is not compared, so the identifier the PRM named stays the recorded one.
+  const recordedIssuer = revision.supports('metadata-issuer-check') ? metadata.issuer : issuer;
+  return { issuer: recordedIssuer, metadata, url, authorizationEndpoint, tokenEndpoint };
+}

@@ -1,0 +1,265 @@
+/**
+ * One authorization, in the order of spec 3.1: resource metadata, the authorization server, its metadata, a
+ * client ID, the authorization request through the user-agent, the checks of the response, the token request.
+ *
+ * Rules kept here:
+ * - Spec 3.1 (3) and RFC 9728 Section 7.6: the client chooses among the PRM's `authorization_servers`; the first,
+ *   unless the caller's `selectAuthorizationServer` picks another listed one.
+ * - RFC 9728 Section 3.3: a PRM whose `resource` is not the resource being called stops the flow before any
+ *   request to an authorization server (the check lives in the discovery step, which runs first).
+ * - Spec 3.1 (9): the response checks of `authorization-response.ts` run before the code is redeemed.
+ * - Spec 5.1 (3) and details.md "credentials binding": once tokens from one issuer are stored for a resource,
+ *   token sets for that resource from other issuers or clients are deleted, so they are never presented again.
+ */
+import type { ProtectedResourceMetadata } from '@portcullis/metadata';
+import type { Revision } from '@portcullis/revisions';
+import { PreRegisteredClients, resolveClient, type ResolvedClient } from '../client-id/client-id.resolver.js';
+import type { ClientRegistrationMetadata } from '../client-id/registration.endpoint.js';
+import type { DiscoveredAuthorizationServer } from '../discovery/authorization-server.discovery.js';
+import type { BearerChallenge } from '../discovery/bearer-challenge.js';
+import {
+  discoverResourceMetadata,
+  type DiscoveredResourceMetadata,
+} from '../discovery/resource-metadata.discovery.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import { withoutQuery, type FetchLike } from '../http/http.js';
+import { report, type ProgressListener } from '../progress.js';
+import type { StoredClient, StoredTokenSet, TokenStore } from '../store/token-store.js';
+import type { UserAgent } from '../user-agent/user-agent.js';
+import { buildAuthorizationRequest } from './authorization-request.js';
+import { checkAuthorizationResponse } from './authorization-response.js';
+import { openIdClientConfiguration } from './openid-client.configuration.js';
+import { selectInitialScopes, selectStepUpScopes, withOfflineAccess } from './scope-selection.js';
+import { redeemAuthorizationCode, toStoredTokenSet } from './token.endpoint.js';
+
+/**
+ * Picks one of the PRM's authorization servers.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-7.6
+ */
+export type AuthorizationServerSelector = (
+  authorizationServers: readonly string[],
+  metadata: ProtectedResourceMetadata,
+) => string | Promise<string>;
+
+/**
+ * Everything one authorization needs, shared by every authorization of an authorized fetch.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1
+ */
+export interface FlowContext {
+  /** The canonical URI of the resource being called. */
+  readonly resource: string;
+  readonly revision: Revision;
+  readonly fetch: FetchLike;
+  readonly userAgent: UserAgent;
+  readonly store: TokenStore;
+  readonly preRegistered: PreRegisteredClients;
+  readonly clientMetadataUrl: string | undefined;
+  readonly registrationMetadata: ClientRegistrationMetadata;
+  readonly wantsRefreshTokens: boolean;
+  readonly selectAuthorizationServer: AuthorizationServerSelector | undefined;
+  /** Discovers (and may cache) an authorization server's checked metadata. */
+  readonly discoverAuthorizationServer: (issuer: string) => Promise<DiscoveredAuthorizationServer>;
+  readonly now: () => number;
+  readonly onProgress: ProgressListener | undefined;
+}
+
+/**
+ * The resource's metadata and the authorization server chosen from it.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-3
+ */
+export interface Discovery {
+  readonly resourceMetadata: DiscoveredResourceMetadata;
+  readonly server: DiscoveredAuthorizationServer;
+}
+
+/**
+ * Spec 3.1 steps 3 and 4: the PRM (checked against the resource) and the chosen server's checked metadata.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-3
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-3
+ */
+export async function discover(
+  context: FlowContext,
+  challenge: BearerChallenge | undefined,
+): Promise<Discovery> {
+  const resourceMetadata = await discoverResourceMetadata({
+    resource: context.resource,
+    challenge,
+    revision: context.revision,
+    fetch: context.fetch,
+  });
+  report(
+    context.onProgress,
+    'resource_metadata',
+    `Resource metadata from ${resourceMetadata.url} (resource ${resourceMetadata.resource})`,
+  );
+  const servers = resourceMetadata.metadata.authorization_servers;
+  const issuer =
+    context.selectAuthorizationServer === undefined
+      ? (servers[0] as string)
+      : await context.selectAuthorizationServer(servers, resourceMetadata.metadata);
+  if (!servers.includes(issuer)) {
+    throw new PortcullisError(
+      'authorization_server_not_listed',
+      `${issuer} is not one of the authorization servers the resource lists (${servers.join(', ')}).`,
+      { issuer, listed: servers },
+    );
+  }
+  const server = await context.discoverAuthorizationServer(issuer);
+  report(
+    context.onProgress,
+    'authorization_server',
+    `Authorization server ${server.issuer} (metadata ${server.url})`,
+  );
+  return { resourceMetadata, server };
+}
+
+/**
+ * Why an authorization runs: first access (scopes of spec 5.3 (2)) or step-up (spec 3.2).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
+ */
+export type AuthorizationReason =
+  | { readonly kind: 'initial'; readonly challenge: BearerChallenge | undefined }
+  | {
+      readonly kind: 'step-up';
+      readonly challengeScope: readonly string[];
+      readonly previous: StoredTokenSet | undefined;
+    };
+
+/**
+ * Runs one authorization code flow and stores its tokens.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1
+ * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
+ */
+export async function authorize(
+  context: FlowContext,
+  discovery: Discovery,
+  reason: AuthorizationReason,
+): Promise<StoredTokenSet> {
+  const { revision } = context;
+  const { server, resourceMetadata } = discovery;
+  const resourceScopes =
+    reason.kind === 'initial'
+      ? selectInitialScopes({
+          challengeScope: revision.supports('scope-challenge') ? reason.challenge?.scope : undefined,
+          scopesSupported: resourceMetadata.metadata.scopes_supported,
+        })
+      : selectStepUpScopes({
+          previouslyRequested: reason.previous?.requestedScope ?? [],
+          challengeScope: reason.challengeScope,
+          revision,
+        });
+  const scope = withOfflineAccess(resourceScopes, {
+    authorizationServerScopes: server.metadata.scopes_supported,
+    wantsRefreshTokens: context.wantsRefreshTokens,
+    revision,
+  });
+
+  const session = await context.userAgent.begin();
+  try {
+    const client = await resolveClient({
+      server,
+      revision,
+      redirectUri: session.redirectUri,
+      registrationRedirectUris: context.userAgent.redirectUris,
+      preRegistered: context.preRegistered,
+      clientMetadataUrl: context.clientMetadataUrl,
+      registrationMetadata: context.registrationMetadata,
+      wantsRefreshTokens: context.wantsRefreshTokens,
+      store: context.store,
+      fetch: context.fetch,
+      now: context.now,
+      onProgress: context.onProgress,
+    });
+    const config = openIdClientConfiguration({ server, client, revision, fetch: context.fetch });
+    const { url, pending } = await buildAuthorizationRequest(config, {
+      issuer: server.issuer,
+      issParameterSupported: server.metadata.authorization_response_iss_parameter_supported === true,
+      redirectUri: session.redirectUri,
+      resource: resourceMetadata.resource,
+      scope,
+    });
+    report(
+      context.onProgress,
+      reason.kind === 'step-up' ? 'step_up' : 'authorization_request',
+      `${reason.kind === 'step-up' ? 'Stepping up at' : 'Authorizing at'} ${withoutQuery(url)} (scope: ${scope.length === 0 ? '(none)' : scope.join(' ')})`,
+    );
+    const callbackUrl = await session.authorize(url);
+    const checked = checkAuthorizationResponse(callbackUrl, pending, revision);
+    report(
+      context.onProgress,
+      'callback',
+      `Authorization response accepted (state${revision.supports('iss-validation') ? ' and iss' : ''} checked)`,
+    );
+    const response = await redeemAuthorizationCode(config, checked, pending);
+    const tokens = toStoredTokenSet(response, {
+      key: { issuer: server.issuer, resource: context.resource, clientId: client.clientId },
+      resourceIndicator: resourceMetadata.resource,
+      requestedScope: scope,
+      now: context.now(),
+    });
+    await saveAndRetire(context.store, tokens);
+    report(context.onProgress, 'token', describeTokens(tokens, client));
+    return tokens;
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * Stores a token set, then deletes every other token set of the same resource (other issuers or clients).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-7.6
+ */
+export async function saveAndRetire(store: TokenStore, tokens: StoredTokenSet): Promise<void> {
+  await store.saveTokens(tokens);
+  for (const other of await store.findTokens(tokens.resource)) {
+    if (other.issuer !== tokens.issuer || other.clientId !== tokens.clientId) {
+      await store.deleteTokens({ issuer: other.issuer, resource: other.resource, clientId: other.clientId });
+    }
+  }
+}
+
+/** The client to refresh a token set with: the one that obtained it, looked up where it was found. */
+export async function clientForTokens(context: FlowContext, tokens: StoredTokenSet): Promise<StoredClient> {
+  const preRegistered = context.preRegistered.forIssuer(tokens.issuer);
+  if (preRegistered !== undefined && preRegistered.clientId === tokens.clientId) {
+    return {
+      issuer: tokens.issuer,
+      clientId: preRegistered.clientId,
+      ...(preRegistered.clientSecret === undefined ? {} : { clientSecret: preRegistered.clientSecret }),
+      tokenEndpointAuthMethod:
+        preRegistered.tokenEndpointAuthMethod ??
+        (preRegistered.clientSecret === undefined ? 'none' : 'client_secret_basic'),
+      redirectUris: [],
+      registeredAt: tokens.obtainedAt,
+    };
+  }
+  const stored = await context.store.getClient(tokens.issuer);
+  if (stored !== undefined && stored.clientId === tokens.clientId) return stored;
+  // A metadata-document client, or one whose registration is gone: a public client.
+  return {
+    issuer: tokens.issuer,
+    clientId: tokens.clientId,
+    tokenEndpointAuthMethod: 'none',
+    redirectUris: [],
+    registeredAt: tokens.obtainedAt,
+  };
+}
+
+function describeTokens(tokens: StoredTokenSet, client: ResolvedClient | StoredClient): string {
+  const expires =
+    tokens.expiresAt === undefined
+      ? ''
+      : `, expires in ${Math.round((tokens.expiresAt - tokens.obtainedAt) / 1000)} s`;
+  return (
+    `Access token issued by ${tokens.issuer} to ${client.clientId} ` +
+    `(scope: ${tokens.scope.length === 0 ? '(none)' : tokens.scope.join(' ')}${expires}` +
+    `${tokens.refreshToken === undefined ? '' : ', with a refresh token'})`
+  );
+}

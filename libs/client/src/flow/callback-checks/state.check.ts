@@ -1,0 +1,32 @@
+/**
+ * Rules kept here:
+ * - Spec 5.6 (5) and RFC 6749 Section 10.12: the client discards a response whose `state` is missing or differs
+ *   from the value it sent (`state_mismatch`); the comparison takes constant time.
+ * - Spec 5.5 / RFC 9207 Section 4: nothing from a response that failed this check is shown or acted on, so the
+ *   error carries none of its parameters.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { PortcullisError } from '../../errors/portcullis-error.js';
+import type { CallbackCheck } from './callback-check.js';
+
+/**
+ * The `state` check.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.12
+ */
+export const stateCheck: CallbackCheck = (callback, pending) => {
+  const received = Buffer.from(callback.state ?? '');
+  const expected = Buffer.from(pending.state);
+  if (
+    callback.state === undefined ||
+    received.length !== expected.length ||
+    !timingSafeEqual(received, expected)
+  ) {
+    throw new PortcullisError(
+      'state_mismatch',
+      callback.state === undefined
+        ? 'The authorization response has no state; it was discarded.'
+        : 'The authorization response carries a state this client did not send; it was discarded.',
+    );
+  }
+};

@@ -1,0 +1,150 @@
+/**
+ * The token endpoint: redeeming the code and refreshing, through openid-client, and reading the result.
+ *
+ * Rules kept here:
+ * - Spec 2.4 and 3.1 (10): the token request carries `code_verifier` and `resource` (RFC 8707 Section 2, the same
+ *   value as the authorization request).
+ * - RFC 6749 Section 6 and RFC 8707 Section 2: a refresh sends `resource` too; `invalid_grant` means the refresh token is dead
+ *   and a new authorization is needed (`refresh_rejected`).
+ * - RFC 6749 Section 5.1 / RFC 6750: only `Bearer` tokens are used; tokens are `1*VSCHAR` (the metadata schema), so
+ *   a token can never inject a header line.
+ * - Spec 5.4 (3): a refresh token is never assumed; when a refresh response has none, the previous one is kept
+ *   (RFC 6749 Section 6: the server MAY issue a new one).
+ * - Token endpoint error responses (RFC 6749 Section 5.2) are not authorization responses: their `error` may be
+ *   shown.
+ */
+import * as oidc from 'openid-client';
+import { TokenResponseSchema, type TokenResponse } from '@portcullis/metadata';
+import { parseScope } from '@portcullis/protocol';
+import { PortcullisError } from '../errors/portcullis-error.js';
+import type { StoredTokenSet, TokenSetKey } from '../store/token-store.js';
+import type { PendingAuthorization } from './authorization-request.js';
+
+/**
+ * Redeems a checked authorization response's code.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3
+ * @see https://www.rfc-editor.org/rfc/rfc7636#section-4.5
+ */
+export async function redeemAuthorizationCode(
+  config: oidc.Configuration,
+  checkedCallback: URL,
+  pending: PendingAuthorization,
+): Promise<TokenResponse> {
+  try {
+    const response = await oidc.authorizationCodeGrant(
+      config,
+      checkedCallback,
+      { pkceCodeVerifier: pending.codeVerifier, expectedState: pending.state },
+      { resource: pending.resource },
+    );
+    return readTokenResponse(response);
+  } catch (error) {
+    throw tokenEndpointError(error, 'redeeming the authorization code');
+  }
+}
+
+/**
+ * Refreshes a token set, with `resource`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
+ * @see https://www.rfc-editor.org/rfc/rfc8707#section-2
+ */
+export async function refreshTokenSet(
+  config: oidc.Configuration,
+  tokens: StoredTokenSet,
+): Promise<TokenResponse> {
+  if (tokens.refreshToken === undefined)
+    throw new TypeError('refreshTokenSet needs a token set with a refresh token');
+  try {
+    return readTokenResponse(
+      await oidc.refreshTokenGrant(config, tokens.refreshToken, { resource: tokens.resourceIndicator }),
+    );
+  } catch (error) {
+    if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant') {
+      throw new PortcullisError(
+        'refresh_rejected',
+        `The refresh token was rejected by ${tokens.issuer} (invalid_grant); a new authorization is needed.`,
+        { issuer: tokens.issuer },
+        { cause: error, authorizationServerError: { error: error.error, ...describe(error) } },
+      );
+    }
+    throw tokenEndpointError(error, 'refreshing the access token');
+  }
+}
+
+/**
+ * A token response as stored: keyed, with its expiry and scopes resolved. `previous` supplies the refresh token
+ * a refresh response did not rotate.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.1
+ */
+export function toStoredTokenSet(
+  response: TokenResponse,
+  context: {
+    key: TokenSetKey;
+    resourceIndicator: string;
+    requestedScope: readonly string[];
+    now: number;
+    previous?: StoredTokenSet;
+  },
+): StoredTokenSet {
+  const refreshToken = response.refresh_token ?? context.previous?.refreshToken;
+  return {
+    ...context.key,
+    resourceIndicator: context.resourceIndicator,
+    accessToken: response.access_token,
+    tokenType: response.token_type,
+    ...(refreshToken === undefined ? {} : { refreshToken }),
+    ...(response.expires_in === undefined ? {} : { expiresAt: context.now + response.expires_in * 1000 }),
+    scope:
+      response.scope === undefined
+        ? [...(context.previous?.scope ?? context.requestedScope)]
+        : parseScope(response.scope),
+    requestedScope: [...context.requestedScope],
+    obtainedAt: context.now,
+  };
+}
+
+function readTokenResponse(response: oidc.TokenEndpointResponse): TokenResponse {
+  const parsed = TokenResponseSchema.safeParse({ ...response });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new PortcullisError(
+      'token_request_failed',
+      `The token response is invalid (${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}).`,
+    );
+  }
+  if (parsed.data.token_type.toLowerCase() !== 'bearer') {
+    throw new PortcullisError(
+      'unsupported_token_type',
+      `The authorization server issued a "${parsed.data.token_type}" token; this client uses Bearer tokens only.`,
+      { tokenType: parsed.data.token_type },
+    );
+  }
+  return parsed.data;
+}
+
+function tokenEndpointError(error: unknown, doing: string): PortcullisError {
+  if (error instanceof PortcullisError) return error;
+  if (error instanceof oidc.ResponseBodyError) {
+    const details = describe(error);
+    return new PortcullisError(
+      'token_request_failed',
+      `The token endpoint refused ${doing}: ${error.error}${details.errorDescription === undefined ? '' : ` (${details.errorDescription})`}.`,
+      { status: error.status, error: error.error },
+      { cause: error, authorizationServerError: { error: error.error, ...details } },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new PortcullisError(
+    'token_request_failed',
+    `The token request failed while ${doing}: ${message}.`,
+    {},
+    { cause: error },
+  );
+}
+
+function describe(error: oidc.ResponseBodyError): { errorDescription?: string } {
+  return typeof error.error_description === 'string' ? { errorDescription: error.error_description } : {};
+}

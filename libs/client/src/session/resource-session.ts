@@ -1,0 +1,220 @@
+/**
+ * The tokens of one resource and how they are renewed.
+ *
+ * Rules kept here:
+ * - RFC 6749 Section 6 and spec 5.4: refresh shortly before expiry, or on a 401 (`invalid_token`), with `resource`; one renewal
+ *   (refresh or authorization) in flight per resource however many requests need it; the rotated refresh token is
+ *   persisted before the new access token is handed out; `invalid_grant` starts a new authorization.
+ * - Spec 5.1 (3) and details.md "credentials binding": on a 401 the resource metadata is read again; when it now
+ *   names another authorization server, the old tokens are not refreshed there but a new authorization runs at the
+ *   new server (which registers afresh).
+ * - Spec 3.2: on `insufficient_scope` (feature `step-up-authorization`) a re-authorization asks for the union of
+ *   the scopes requested before and the challenged ones; without a `scope` in the challenge there is nothing to
+ *   step up to.
+ */
+import type { BearerChallenge } from '../discovery/bearer-challenge.js';
+import { isPortcullisError } from '../errors/portcullis-error.js';
+import {
+  authorize,
+  clientForTokens,
+  discover,
+  saveAndRetire,
+  type Discovery,
+  type FlowContext,
+} from '../flow/authorization-flow.js';
+import { openIdClientConfiguration } from '../flow/openid-client.configuration.js';
+import { refreshTokenSet, toStoredTokenSet } from '../flow/token.endpoint.js';
+import { report } from '../progress.js';
+import type { StoredTokenSet } from '../store/token-store.js';
+
+/**
+ * Renews and hands out the tokens of one resource; every renewal goes through one in-flight promise.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
+ */
+export class ResourceSession {
+  readonly #context: FlowContext;
+  readonly #refreshSkewMs: number;
+  #inflight: Promise<StoredTokenSet | undefined> | undefined;
+
+  constructor(context: FlowContext, refreshSkewMs: number) {
+    this.#context = context;
+    this.#refreshSkewMs = refreshSkewMs;
+  }
+
+  /** The newest stored token set for the resource, without renewing it. */
+  async stored(): Promise<StoredTokenSet | undefined> {
+    return (await this.#context.store.findTokens(this.#context.resource))[0];
+  }
+
+  /** The tokens to send now: refreshed first when they expire within the skew and can be refreshed. */
+  async current(): Promise<StoredTokenSet | undefined> {
+    if (this.#inflight !== undefined) return this.#settled(this.#inflight);
+    const tokens = await this.stored();
+    if (tokens === undefined || !this.#expiresSoon(tokens) || tokens.refreshToken === undefined)
+      return tokens;
+    return this.#settled(
+      this.#renew(tokens.accessToken, async () => {
+        report(
+          this.#context.onProgress,
+          'refresh',
+          `Refreshing the access token at ${tokens.issuer} before it expires`,
+        );
+        try {
+          return await this.#refresh(tokens);
+        } catch (error) {
+          // A dead refresh token is not an error for the request: it goes out without a token and the 401 that
+          // follows starts a new authorization with the resource's own challenge.
+          if (isPortcullisError(error, 'refresh_rejected')) return undefined;
+          throw error;
+        }
+      }),
+    );
+  }
+
+  /**
+   * After a 401 to a request that carried `staleAccessToken` (or none): a refresh at the same issuer when allowed
+   * and possible, else a new authorization.
+   */
+  async unauthorized(
+    staleAccessToken: string | undefined,
+    challenge: BearerChallenge | undefined,
+    allowRefresh: boolean,
+  ): Promise<StoredTokenSet> {
+    const renewal = async (): Promise<StoredTokenSet> => {
+      report(
+        this.#context.onProgress,
+        'challenge',
+        `${this.#context.resource} asked for authorization (401)`,
+      );
+      const discovery = await discover(this.#context, challenge);
+      const tokens = await this.stored();
+      if (allowRefresh && tokens?.refreshToken !== undefined && tokens.issuer === discovery.server.issuer) {
+        report(this.#context.onProgress, 'refresh', `Refreshing the access token at ${tokens.issuer}`);
+        try {
+          return await this.#refresh(tokens);
+        } catch (error) {
+          if (!isPortcullisError(error, 'refresh_rejected')) throw error;
+          report(this.#context.onProgress, 'refresh', 'The refresh token was rejected; authorizing again');
+        }
+      }
+      return authorize(this.#context, discovery, { kind: 'initial', challenge });
+    };
+    // Joining a proactive refresh that ended without tokens leaves nothing to use: then renew ourselves.
+    return (
+      (await this.#renew(staleAccessToken, renewal)) ??
+      (await this.#renew(staleAccessToken, renewal)) ??
+      renewal()
+    );
+  }
+
+  /**
+   * After a 403 `insufficient_scope`: a step-up authorization, or `undefined` when the revision has no step-up or
+   * the challenge names no scope.
+   */
+  async insufficientScope(
+    staleAccessToken: string | undefined,
+    challenge: BearerChallenge,
+  ): Promise<StoredTokenSet | undefined> {
+    const challengeScope = challenge.scope;
+    if (
+      !this.#context.revision.supports('step-up-authorization') ||
+      challengeScope === undefined ||
+      challengeScope.length === 0
+    ) {
+      return undefined;
+    }
+    return this.#renew(staleAccessToken, async () => {
+      report(
+        this.#context.onProgress,
+        'challenge',
+        `${this.#context.resource} needs more scope (403: ${challengeScope.join(' ')})`,
+      );
+      const discovery: Discovery = await discover(this.#context, challenge);
+      return authorize(this.#context, discovery, {
+        kind: 'step-up',
+        challengeScope,
+        previous: await this.stored(),
+      });
+    });
+  }
+
+  /** Deletes every stored token set of the resource. */
+  async signOut(): Promise<number> {
+    return this.#context.store.deleteTokens({ resource: this.#context.resource });
+  }
+
+  /**
+   * Runs `renewal` unless one is already in flight (then waits for it), or unless the stored token is no longer
+   * the stale one (another request renewed it meanwhile; then that one is used).
+   */
+  async #renew(
+    staleAccessToken: string | undefined,
+    renewal: () => Promise<StoredTokenSet | undefined>,
+  ): Promise<StoredTokenSet | undefined> {
+    if (this.#inflight !== undefined) return this.#inflight;
+    const inflight = (async () => {
+      const stored = await this.stored();
+      if (stored !== undefined && stored.accessToken !== staleAccessToken) return stored;
+      return renewal();
+    })();
+    this.#inflight = inflight;
+    try {
+      return await inflight;
+    } finally {
+      if (this.#inflight === inflight) this.#inflight = undefined;
+    }
+  }
+
+  /** Waits for an in-flight renewal; whatever it ends with, the caller gets the then-stored tokens. */
+  async #settled(inflight: Promise<StoredTokenSet | undefined>): Promise<StoredTokenSet | undefined> {
+    try {
+      return await inflight;
+    } catch {
+      return this.stored();
+    }
+  }
+
+  async #refresh(tokens: StoredTokenSet): Promise<StoredTokenSet> {
+    const server = await this.#context.discoverAuthorizationServer(tokens.issuer);
+    const client = await clientForTokens(this.#context, tokens);
+    const config = openIdClientConfiguration({
+      server,
+      client,
+      revision: this.#context.revision,
+      fetch: this.#context.fetch,
+    });
+    let response;
+    try {
+      response = await refreshTokenSet(config, tokens);
+    } catch (error) {
+      if (isPortcullisError(error, 'refresh_rejected')) {
+        await this.#context.store.deleteTokens({
+          issuer: tokens.issuer,
+          resource: tokens.resource,
+          clientId: tokens.clientId,
+        });
+      }
+      throw error;
+    }
+    const refreshed = toStoredTokenSet(response, {
+      key: { issuer: tokens.issuer, resource: tokens.resource, clientId: tokens.clientId },
+      resourceIndicator: tokens.resourceIndicator,
+      requestedScope: tokens.requestedScope,
+      now: this.#context.now(),
+      previous: tokens,
+    });
+    // Persisted before it is returned: the rotated refresh token must survive a crash right after this point.
+    await saveAndRetire(this.#context.store, refreshed);
+    report(
+      this.#context.onProgress,
+      'refresh',
+      `Access token refreshed${response.refresh_token === undefined ? '' : ' (refresh token rotated and stored)'}`,
+    );
+    return refreshed;
+  }
+
+  #expiresSoon(tokens: StoredTokenSet): boolean {
+    return tokens.expiresAt !== undefined && tokens.expiresAt - this.#context.now() <= this.#refreshSkewMs;
+  }
+}

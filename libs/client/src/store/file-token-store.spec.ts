@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileTokenStore } from './file-token-store.js';
+import { TOKEN_KEY_ENV } from './token-encryption.js';
+import type { StoredTokenSet } from './token-store.js';
+
+const SECRET_REFRESH_TOKEN = 'rt-very-secret-refresh-token-value';
+
+const tokens: StoredTokenSet = {
+  issuer: 'https://as.example',
+  resource: 'https://mcp.example/mcp',
+  clientId: 'client-a',
+  resourceIndicator: 'https://mcp.example/mcp',
+  accessToken: 'at-secret-access-token-value',
+  tokenType: 'Bearer',
+  refreshToken: SECRET_REFRESH_TOKEN,
+  scope: ['notes:read'],
+  requestedScope: ['notes:read'],
+  obtainedAt: 1,
+};
+
+describe('FileTokenStore (AES-256-GCM, mode 0600)', () => {
+  let directory: string;
+  afterEach(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  async function setUp(env: Record<string, string> = {}) {
+    directory = await mkdtemp(join(tmpdir(), 'portcullis-file-store-'));
+    const path = join(directory, 'home', 'tokens.json');
+    return { path, store: new FileTokenStore({ path, env }) };
+  }
+
+  it('writes no token in clear and creates the store and key files with mode 0600', async () => {
+    const { path, store } = await setUp();
+    await store.saveTokens(tokens);
+
+    const raw = await readFile(path, 'utf8');
+    expect(raw).not.toContain(SECRET_REFRESH_TOKEN);
+    expect(raw).not.toContain(tokens.accessToken);
+    expect(JSON.parse(raw)).toMatchObject({ format: 'portcullis-token-store', version: 1, alg: 'A256GCM' });
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(directory, 'home', 'token-store.key'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(directory, 'home'))).mode & 0o777).toBe(0o700);
+  });
+
+  it('reads back what it wrote with the generated key, from a new instance', async () => {
+    const { path, store } = await setUp();
+    await store.saveTokens(tokens);
+
+    expect(await new FileTokenStore({ path, env: {} }).findTokens(tokens.resource)).toEqual([tokens]);
+  });
+
+  it(`uses the key from ${TOKEN_KEY_ENV} and creates no key file then`, async () => {
+    const key = randomBytes(32).toString('base64');
+    const { path, store } = await setUp({ [TOKEN_KEY_ENV]: key });
+    await store.saveTokens(tokens);
+
+    await expect(stat(join(directory, 'home', 'token-store.key'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await new FileTokenStore({ path, env: { [TOKEN_KEY_ENV]: key } }).listTokens()).toHaveLength(1);
+    await expect(
+      new FileTokenStore({ path, env: { [TOKEN_KEY_ENV]: randomBytes(32).toString('hex') } }).listTokens(),
+    ).rejects.toMatchObject({ code: 'token_store_failed' });
+  });
+
+  it('refuses a key that is not 256 bits', async () => {
+    const { store } = await setUp({ [TOKEN_KEY_ENV]: 'c2hvcnQ=' });
+    await expect(store.saveTokens(tokens)).rejects.toMatchObject({ code: 'token_store_failed' });
+  });
+
+  it('refuses a file that was altered', async () => {
+    const { path, store } = await setUp();
+    await store.saveTokens(tokens);
+    const sealed = JSON.parse(await readFile(path, 'utf8')) as { ciphertext: string };
+    const bytes = Buffer.from(sealed.ciphertext, 'base64');
+    bytes[0] = (bytes[0] as number) ^ 1;
+    await writeFile(path, JSON.stringify({ ...sealed, ciphertext: bytes.toString('base64') }));
+
+    await expect(store.listTokens()).rejects.toMatchObject({ code: 'token_store_failed' });
+  });
+});

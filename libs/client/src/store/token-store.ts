@@ -1,0 +1,109 @@
+/**
+ * Where the client keeps tokens and registered client credentials.
+ *
+ * Rules kept here:
+ * - Details.md "credentials binding": token sets are keyed by issuer, resource and client ID; client
+ *   credentials by issuer, so credentials issued by one authorization server are never presented to another.
+ * - Spec 5.4 (1): refresh tokens are kept confidential in storage; a store that persists them encrypts them
+ *   (see `FileTokenStore`), and nothing here ever logs them.
+ */
+
+/**
+ * What identifies a token set.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8707#section-2
+ */
+export interface TokenSetKey {
+  /** The issuer that issued the tokens. */
+  readonly issuer: string;
+  /** The canonical URI of the protected resource the client talks to. */
+  readonly resource: string;
+  /** The client ID the tokens were issued to. */
+  readonly clientId: string;
+}
+
+/**
+ * A token set as stored: the token response (RFC 6749 Section 5.1) plus what the client needs to use and renew it.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.1
+ */
+export interface StoredTokenSet extends TokenSetKey {
+  /** The `resource` parameter value sent for these tokens, exactly as the resource metadata published it. */
+  readonly resourceIndicator: string;
+  readonly accessToken: string;
+  readonly tokenType: string;
+  readonly refreshToken?: string;
+  /** When the access token expires, in milliseconds since the epoch; absent when the server did not say. */
+  readonly expiresAt?: number;
+  /** The scopes granted (the response's `scope`, else the scopes requested; RFC 6749 Section 5.1). */
+  readonly scope: readonly string[];
+  /** The scopes the client asked for: the base of the union on re-authorization (spec 3.2). */
+  readonly requestedScope: readonly string[];
+  /** When the tokens were obtained, in milliseconds since the epoch. */
+  readonly obtainedAt: number;
+}
+
+/**
+ * The token endpoint authentication methods the client can use.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
+ */
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+
+/**
+ * Client credentials bound to one authorization server: registered dynamically, or pre-registered and bound.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7591#section-3.2.1
+ */
+export interface StoredClient {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret?: string;
+  readonly tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /** The redirect URIs registered with the client. */
+  readonly redirectUris: readonly string[];
+  /** `client_secret_expires_at` (seconds since the epoch, 0 for never), when a secret was issued. */
+  readonly clientSecretExpiresAt?: number;
+  /** Milliseconds since the epoch. */
+  readonly registeredAt: number;
+}
+
+/**
+ * Storage of token sets and client credentials. Implementations must keep refresh tokens confidential.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.4
+ */
+export interface TokenStore {
+  /** Every token set for a resource (canonical URI), most recently obtained first. */
+  findTokens(resource: string): Promise<readonly StoredTokenSet[]>;
+  /** Every token set, most recently obtained first. */
+  listTokens(): Promise<readonly StoredTokenSet[]>;
+  /** Saves a token set, replacing the one with the same key. Resolves only once it is durably written. */
+  saveTokens(tokens: StoredTokenSet): Promise<void>;
+  /** Deletes every token set matching all the given key fields (all of them for `{}`); returns how many. */
+  deleteTokens(filter: Partial<TokenSetKey>): Promise<number>;
+  /** The client credentials bound to an issuer. */
+  getClient(issuer: string): Promise<StoredClient | undefined>;
+  /** Saves client credentials, replacing those bound to the same issuer. */
+  saveClient(client: StoredClient): Promise<void>;
+  deleteClient(issuer: string): Promise<void>;
+}
+
+/** Whether a token set matches every field of a key filter. */
+export function matchesKey(tokens: TokenSetKey, filter: Partial<TokenSetKey>): boolean {
+  return (
+    (filter.issuer === undefined || tokens.issuer === filter.issuer) &&
+    (filter.resource === undefined || tokens.resource === filter.resource) &&
+    (filter.clientId === undefined || tokens.clientId === filter.clientId)
+  );
+}
+
+/** Whether two keys name the same token set. */
+export function sameKey(a: TokenSetKey, b: TokenSetKey): boolean {
+  return a.issuer === b.issuer && a.resource === b.resource && a.clientId === b.clientId;
+}
+
+/** Most recently obtained first. */
+export function newestFirst(a: StoredTokenSet, b: StoredTokenSet): number {
+  return b.obtainedAt - a.obtainedAt;
+}

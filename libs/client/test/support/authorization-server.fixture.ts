@@ -1,0 +1,259 @@
+// An OAuth 2.1 authorization server on loopback that approves every request without a person, with exact wire
+// behaviour (RFC 8414 metadata, PKCE S256, single-use codes bound to redirect URI, resource and challenge, rotating
+// refresh tokens, RFC 7591 registration) and switches for the misbehaviours the client must refuse.
+import { createHash, randomBytes } from 'node:crypto';
+import { sendJson, startServer, type RunningServer } from './http-server.js';
+
+export interface FakeAuthorizationServerOptions {
+  /** Path of the issuer identifier, e.g. `/tenant1`. */
+  readonly issuerPath?: string;
+  /** Where the metadata is served: RFC 8414 path-inserted (default), OIDC path-inserted, or OIDC path-appended. */
+  readonly metadataAt?: 'oauth' | 'openid-inserted' | 'openid-appended';
+  /** Rewrites the metadata document before it is served. */
+  readonly metadata?: (document: Record<string, unknown>) => Record<string, unknown>;
+  /** What the authorization response carries as `iss`. */
+  readonly issInRedirect?: 'correct' | 'wrong' | 'missing' | 'trailing-slash';
+  /** Answer the authorization request with this error instead of a code. */
+  readonly authorizationError?: string;
+  readonly registration?: boolean;
+  readonly scopesSupported?: readonly string[];
+  readonly accessTokenTtlSeconds?: number;
+  readonly issueRefreshTokens?: boolean;
+  /** `invalid_grant` for every refresh request. */
+  readonly rejectRefresh?: boolean;
+  /** Registration answers with this secret and `client_secret_basic`. */
+  readonly registerConfidential?: boolean;
+  /** Scopes this user may never have: left out of every grant, as a server does for a user without the right. */
+  readonly withheldScopes?: readonly string[];
+}
+
+export interface IssuedToken {
+  readonly scope: readonly string[];
+  readonly resource: string | undefined;
+  readonly clientId: string;
+  readonly expiresAt: number;
+}
+
+interface PendingCode {
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly challenge: string;
+  readonly scope: readonly string[];
+  readonly resource: string | undefined;
+}
+
+export interface TokenRequestRecord {
+  readonly params: URLSearchParams;
+  readonly authorization: string | undefined;
+}
+
+export class FakeAuthorizationServer {
+  readonly metadataRequests: string[] = [];
+  readonly authorizationRequests: URLSearchParams[] = [];
+  readonly tokenRequests: TokenRequestRecord[] = [];
+  readonly registrations: Record<string, unknown>[] = [];
+  readonly #codes = new Map<string, PendingCode>();
+  readonly #accessTokens = new Map<string, IssuedToken>();
+  readonly #refreshTokens = new Map<string, { token: IssuedToken; used: boolean }>();
+  #server: RunningServer | undefined;
+
+  private constructor(readonly options: FakeAuthorizationServerOptions) {}
+
+  static async start(options: FakeAuthorizationServerOptions = {}): Promise<FakeAuthorizationServer> {
+    const as = new FakeAuthorizationServer(options);
+    as.#server = await startServer((request, response, body) => {
+      const url = new URL(request.url ?? '/', as.origin);
+      if (request.method === 'GET' && url.pathname === as.metadataPath) {
+        as.metadataRequests.push(url.pathname);
+        return sendJson(response, 200, as.#metadata());
+      }
+      if (request.method === 'GET' && url.pathname.includes('/.well-known/')) {
+        as.metadataRequests.push(url.pathname);
+        return sendJson(response, 404, { error: 'not_found' });
+      }
+      if (request.method === 'GET' && url.pathname === `${as.issuerPath}/authorize`) {
+        as.authorizationRequests.push(url.searchParams);
+        response.writeHead(302, { location: as.#authorize(url.searchParams) }).end();
+        return;
+      }
+      if (request.method === 'POST' && url.pathname === `${as.issuerPath}/token`) {
+        const params = new URLSearchParams(body);
+        as.tokenRequests.push({ params, authorization: request.headers.authorization });
+        const [status, json] = as.#token(params, request.headers.authorization);
+        return sendJson(response, status, json);
+      }
+      if (request.method === 'POST' && url.pathname === `${as.issuerPath}/register`) {
+        const metadata = JSON.parse(body) as Record<string, unknown>;
+        as.registrations.push(metadata);
+        const clientId = `client-${as.registrations.length}-${randomBytes(4).toString('hex')}`;
+        return sendJson(response, 201, {
+          ...metadata,
+          client_id: clientId,
+          ...(options.registerConfidential
+            ? {
+                client_secret: `secret-of-${clientId}`,
+                client_secret_expires_at: 0,
+                token_endpoint_auth_method: 'client_secret_basic',
+              }
+            : { token_endpoint_auth_method: 'none' }),
+        });
+      }
+      sendJson(response, 404, { error: 'not_found' });
+    });
+    return as;
+  }
+
+  get origin(): string {
+    return (this.#server as RunningServer).url;
+  }
+
+  get issuerPath(): string {
+    return this.options.issuerPath ?? '';
+  }
+
+  get issuer(): string {
+    return `${this.origin}${this.issuerPath}`;
+  }
+
+  get metadataPath(): string {
+    switch (this.options.metadataAt ?? 'oauth') {
+      case 'oauth':
+        return `/.well-known/oauth-authorization-server${this.issuerPath}`;
+      case 'openid-inserted':
+        return `/.well-known/openid-configuration${this.issuerPath}`;
+      case 'openid-appended':
+        return `${this.issuerPath}/.well-known/openid-configuration`;
+    }
+  }
+
+  /** Counts token requests by grant type. */
+  grants(grantType: string): TokenRequestRecord[] {
+    return this.tokenRequests.filter((request) => request.params.get('grant_type') === grantType);
+  }
+
+  /** The token's grant, when it is a live access token. */
+  verify(accessToken: string, now = Date.now()): IssuedToken | undefined {
+    const token = this.#accessTokens.get(accessToken);
+    return token !== undefined && token.expiresAt > now ? token : undefined;
+  }
+
+  /** Expires every access token issued so far. */
+  expireAccessTokens(): void {
+    for (const [value, token] of this.#accessTokens)
+      this.#accessTokens.set(value, { ...token, expiresAt: 0 });
+  }
+
+  /** Revokes every refresh token issued so far, as a server does after detecting reuse. */
+  revokeRefreshTokens(): void {
+    for (const entry of this.#refreshTokens.values()) entry.used = true;
+  }
+
+  close(): Promise<void> {
+    return (this.#server as RunningServer).close();
+  }
+
+  #metadata(): Record<string, unknown> {
+    const document: Record<string, unknown> = {
+      issuer: this.issuer,
+      authorization_endpoint: `${this.issuer}/authorize`,
+      token_endpoint: `${this.issuer}/token`,
+      ...(this.options.registration === false ? {} : { registration_endpoint: `${this.issuer}/register` }),
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
+      authorization_response_iss_parameter_supported: true,
+      ...(this.options.scopesSupported === undefined
+        ? {}
+        : { scopes_supported: this.options.scopesSupported }),
+    };
+    return this.options.metadata?.(document) ?? document;
+  }
+
+  #authorize(params: URLSearchParams): string {
+    const redirect = new URL(params.get('redirect_uri') as string);
+    const state = params.get('state');
+    if (state !== null) redirect.searchParams.set('state', state);
+    const iss = {
+      correct: this.issuer,
+      wrong: 'https://evil.example',
+      'trailing-slash': `${this.issuer}/`,
+      missing: undefined,
+    }[this.options.issInRedirect ?? 'correct'];
+    if (iss !== undefined) redirect.searchParams.set('iss', iss);
+    if (this.options.authorizationError !== undefined) {
+      redirect.searchParams.set('error', this.options.authorizationError);
+      redirect.searchParams.set('error_description', 'described by the server');
+      return redirect.href;
+    }
+    const code = randomBytes(16).toString('base64url');
+    this.#codes.set(code, {
+      clientId: params.get('client_id') as string,
+      redirectUri: params.get('redirect_uri') as string,
+      challenge: params.get('code_challenge') as string,
+      scope: (params.get('scope') ?? '')
+        .split(' ')
+        .filter((scope) => scope !== '' && !(this.options.withheldScopes ?? []).includes(scope)),
+      resource: params.get('resource') ?? undefined,
+    });
+    redirect.searchParams.set('code', code);
+    return redirect.href;
+  }
+
+  #token(params: URLSearchParams, authorization: string | undefined): [number, Record<string, unknown>] {
+    const clientId = params.get('client_id') ?? basicClientId(authorization);
+    if (params.get('grant_type') === 'authorization_code') {
+      const code = this.#codes.get(params.get('code') ?? '');
+      this.#codes.delete(params.get('code') ?? '');
+      const verifier = params.get('code_verifier') ?? '';
+      const challenge = createHash('sha256').update(verifier).digest('base64url');
+      if (
+        code === undefined ||
+        code.clientId !== clientId ||
+        code.redirectUri !== params.get('redirect_uri') ||
+        code.challenge !== challenge ||
+        code.resource !== (params.get('resource') ?? undefined)
+      ) {
+        return [400, { error: 'invalid_grant' }];
+      }
+      return [200, this.#issue({ scope: code.scope, resource: code.resource, clientId, expiresAt: 0 })];
+    }
+    if (params.get('grant_type') === 'refresh_token') {
+      const entry = this.#refreshTokens.get(params.get('refresh_token') ?? '');
+      if (
+        this.options.rejectRefresh ||
+        entry === undefined ||
+        entry.used ||
+        entry.token.clientId !== clientId
+      ) {
+        return [400, { error: 'invalid_grant' }];
+      }
+      entry.used = true;
+      return [200, this.#issue({ ...entry.token, resource: params.get('resource') ?? undefined })];
+    }
+    return [400, { error: 'unsupported_grant_type' }];
+  }
+
+  #issue(grant: IssuedToken): Record<string, unknown> {
+    const ttl = this.options.accessTokenTtlSeconds ?? 3600;
+    const token: IssuedToken = { ...grant, expiresAt: Date.now() + ttl * 1000 };
+    const accessToken = `at-${randomBytes(12).toString('hex')}`;
+    this.#accessTokens.set(accessToken, token);
+    const refreshToken =
+      this.options.issueRefreshTokens === false ? undefined : `rt-${randomBytes(12).toString('hex')}`;
+    if (refreshToken !== undefined) this.#refreshTokens.set(refreshToken, { token, used: false });
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: ttl,
+      ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
+      ...(token.scope.length === 0 ? {} : { scope: token.scope.join(' ') }),
+    };
+  }
+}
+
+function basicClientId(authorization: string | undefined): string | undefined {
+  if (authorization?.startsWith('Basic ') !== true) return undefined;
+  const [id] = Buffer.from(authorization.slice(6), 'base64').toString('utf8').split(':');
+  return id === undefined ? undefined : decodeURIComponent(id.replace(/\+/g, ' '));
+}

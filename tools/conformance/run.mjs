@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// Runs the public MCP conformance suite's client authorization scenarios against `portcullis conformance`:
+//   1. `client --suite auth --spec-version 2026-07-28`
+//   2. `client --suite auth --spec-version 2025-06-18`
+//   3. `client --requirements 2026-07-28` (every client scenario the revision requires, frozen at its release)
+// and prints scenarios passed / failed per run. Exit code 1 when an authorization scenario fails (with --strict:
+// any scored scenario). The suite and the Node 22 it needs are installed under .cache/conformance (git-ignored).
+//
+//   node tools/conformance/run.mjs [--only <run-id>] [--scenario <name>] [--timeout <ms>] [--strict]
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureInstalled } from './lib/install.mjs';
+import { isAuthScenario, readScenarioResults, scoredClientScenarios } from './lib/results.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cacheDir = join(root, '.cache', 'conformance');
+const bin = join(root, 'apps', 'client-sdk', 'bin', 'portcullis.js');
+
+// The client ID metadata document URL the suite's mock authorization servers expect a CIMD client to use
+// (the suite's own fixture; the mock servers never fetch it).
+const SUITE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+const RUNS = [
+  {
+    id: 'auth-2026-07-28',
+    title: 'auth suite at 2026-07-28',
+    args: ['--suite', 'auth', '--spec-version', '2026-07-28'],
+    specVersion: '2026-07-28',
+    strictWarnings: true,
+  },
+  {
+    id: 'auth-2025-06-18',
+    title: 'auth suite at 2025-06-18',
+    args: ['--suite', 'auth', '--spec-version', '2025-06-18'],
+    specVersion: '2025-06-18',
+    strictWarnings: true,
+  },
+  {
+    id: 'requirements-2026-07-28',
+    title: 'requirements 2026-07-28',
+    args: ['--requirements', '2026-07-28'],
+    requirements: '2026-07-28',
+    specVersion: '2026-07-28',
+    strictWarnings: false,
+  },
+];
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string', multiple: true },
+    scenario: { type: 'string' },
+    timeout: { type: 'string', default: '90000' },
+    strict: { type: 'boolean', default: false },
+  },
+});
+
+function log(line) {
+  process.stdout.write(`${line}\n`);
+}
+
+function runSuite(installed, run, outputDir, command) {
+  const args = [
+    installed.suite,
+    'client',
+    ...(values.scenario === undefined
+      ? run.args
+      : ['--scenario', values.scenario, '--spec-version', run.specVersion]),
+    '--command',
+    command,
+    '--output-dir',
+    outputDir,
+    '--timeout',
+    values.timeout,
+  ];
+  const logFile = join(outputDir, 'suite.log');
+  return new Promise((resolve, reject) => {
+    const child = spawn(installed.node, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const sink = createWriteStream(logFile);
+    child.stdout.pipe(sink);
+    child.stderr.pipe(sink, { end: false });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, logFile }));
+  });
+}
+
+async function main() {
+  if (!existsSync(join(root, 'apps', 'client-sdk', 'dist', 'main.js'))) {
+    throw new Error('portcullis is not built: run `npx nx run client-sdk:build` first');
+  }
+  if (/\s/.test(process.execPath) || /\s/.test(bin)) {
+    throw new Error('the suite splits --command on spaces: run from a path without spaces');
+  }
+  const installed = ensureInstalled(cacheDir, log);
+  const command = `${process.execPath} ${bin} conformance --client-metadata-url ${SUITE_CLIENT_METADATA_URL}`;
+  const selected = RUNS.filter((run) => values.only === undefined || values.only.includes(run.id));
+  let failed = false;
+  for (const run of selected) {
+    const outputDir = join(cacheDir, 'results', run.id);
+    rmSync(outputDir, { recursive: true, force: true });
+    mkdirSync(outputDir, { recursive: true });
+    log(`\n== ${run.title}: conformance client ${run.args.join(' ')}`);
+    const { code, logFile } = await runSuite(installed, run, outputDir, command);
+    const results = readScenarioResults(outputDir, { strictWarnings: run.strictWarnings });
+    if (results.length === 0) {
+      log(`  no scenario results (suite exit ${code}); see ${logFile}`);
+      failed = true;
+      continue;
+    }
+    const scored =
+      run.requirements === undefined
+        ? undefined
+        : await scoredClientScenarios(
+            installed.yamlModule,
+            join(installed.requirementsDir, `${run.requirements}.yaml`),
+          );
+    const groups = [
+      [
+        'authorization',
+        results.filter((r) => isAuthScenario(r.scenario) && (scored === undefined || scored.has(r.scenario))),
+      ],
+      ['other scored', results.filter((r) => !isAuthScenario(r.scenario) && scored?.has(r.scenario))],
+      ['not scored', results.filter((r) => scored !== undefined && !scored.has(r.scenario))],
+    ];
+    for (const [name, group] of groups) {
+      if (group.length === 0) continue;
+      const passed = group.filter((r) => r.passed).length;
+      log(`  ${name}: ${group.length} scenarios, ${passed} passed, ${group.length - passed} failed`);
+      for (const result of group) {
+        log(`    ${result.passed ? '✓' : '✗'} ${result.scenario}`);
+        for (const failure of result.failures)
+          log(`        ${failure.status} ${failure.id}: ${failure.description}`);
+      }
+      if (name === 'authorization' && passed < group.length) failed = true;
+      if (name === 'other scored' && passed < group.length && values.strict) failed = true;
+    }
+    log(`  suite exit code ${code}; full output in ${logFile}`);
+  }
+  log(failed ? '\nConformance: FAILED' : '\nConformance: all authorization scenarios passed');
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    process.stderr.write(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
