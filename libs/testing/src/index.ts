@@ -32,3 +32,14 @@ export type { Cookie, CookieJarOptions, SetCookieOutcome } from './user-agent/co
 export { startLoopbackServer } from './user-agent/loopback-server.js';
 export type { LoopbackServer, ReceivedRequest } from './user-agent/loopback-server.js';
 export { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium, recordPageProblems } from './browser.js';
+export {
+  PATHS as TEST_AUTHORIZATION_SERVER_PATHS,
+  createSigningKey,
+  startTestAuthorizationServer,
+} from './test-authorization-server.js';
+export type {
+  MintOptions,
+  SigningKey as TestSigningKey,
+  TestAuthorizationServer,
+  TestAuthorizationServerOptions,
+} from './test-authorization-server.js';

@@ -6,7 +6,7 @@ import { startProtectedServer, type ProtectedServer } from '../support/protected
 import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 /** Sends a raw HTTP/1.1 request, so header bytes fetch would refuse to send reach the server; returns the status. */
 function rawStatus(url: string, path: string, authorization: string): Promise<number> {

@@ -6,7 +6,7 @@ import { startProtectedServer, type ProtectedServer } from '../support/protected
 import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 describe('discovery from the first 401 (spec 3.1 steps 1-2)', () => {
   let as: TestAuthorizationServer;

@@ -10,7 +10,7 @@ import { startProtectedServer, type ProtectedServer } from '../support/protected
 import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 describe('GET and DELETE /mcp, and the transport’s own guards', () => {
   let as: TestAuthorizationServer;

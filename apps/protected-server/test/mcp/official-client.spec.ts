@@ -10,7 +10,7 @@ import { startProtectedServer, type ProtectedServer } from '../support/protected
 import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 const ERAS: [string, ClientOptions][] = [
   ['2025 (session-based)', {}],

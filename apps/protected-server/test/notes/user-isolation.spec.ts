@@ -12,7 +12,7 @@ import { startProtectedServer, type ProtectedServer } from '../support/protected
 import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 interface Note {
   id: string;

@@ -6,7 +6,7 @@ import { startProtectedServer, type ProtectedServer } from '../support/protected
 import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 describe('SPEC_REVISION selects the revision-dependent challenge behaviour', () => {
   let as: TestAuthorizationServer;

@@ -16,7 +16,7 @@ import { startProtectedServer, type ProtectedServer } from '../support/protected
 import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 describe('scopes, decided before the MCP SDK sees the request (spec 5.1 (6), 7.1)', () => {
   let as: TestAuthorizationServer;

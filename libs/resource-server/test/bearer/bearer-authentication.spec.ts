@@ -4,7 +4,7 @@ import { startProtectedTestApp, type ProtectedTestApp } from '../support/protect
 import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 const RESOURCE = 'http://127.0.0.1:9/api';
 const METADATA_URL = 'http://127.0.0.1:9/.well-known/oauth-protected-resource/api';

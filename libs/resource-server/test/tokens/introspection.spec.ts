@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bearer, bearerChallengeOf } from '../support/http.js';
 import { startProtectedTestApp, type ProtectedTestApp } from '../support/protected-test-app.js';
 import {
-  PATHS,
+  TEST_AUTHORIZATION_SERVER_PATHS as PATHS,
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 
 const RESOURCE = 'http://127.0.0.1:9/api';
 const CLIENT = { id: 'resource-server', secret: 'rs-secret' };

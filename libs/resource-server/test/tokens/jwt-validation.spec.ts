@@ -2,10 +2,10 @@ import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import {
   createSigningKey,
-  PATHS,
+  TEST_AUTHORIZATION_SERVER_PATHS as PATHS,
   startTestAuthorizationServer,
   type TestAuthorizationServer,
-} from '../support/test-authorization-server.js';
+} from '@portcullis/testing';
 import { bearer, bearerChallengeOf } from '../support/http.js';
 import { startProtectedTestApp, type ProtectedTestApp } from '../support/protected-test-app.js';
 import type { TokenOptions } from '../../src/index.js';
