@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  createAuthorizedFetch,
+  findPortcullisError,
+  mcpTransportOptions,
+  type AuthorizedFetch,
+} from '@portcullis/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { FormUserAgent } from './support/form-user-agent.js';
+import { startStack, type Stack } from './support/stack.js';
+
+/** Counts the token requests of each grant type the client makes. */
+function countingFetch(counts: Record<string, number>): typeof fetch {
+  return async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url.endsWith('/token') && typeof init?.body === 'string') {
+      const grant = new URLSearchParams(init.body).get('grant_type') ?? '?';
+      counts[grant] = (counts[grant] ?? 0) + 1;
+    } else if (url.endsWith('/token') && init?.body instanceof URLSearchParams) {
+      const grant = init.body.get('grant_type') ?? '?';
+      counts[grant] = (counts[grant] ?? 0) + 1;
+    }
+    return fetch(input, init);
+  };
+}
+
+async function connect(authorizedFetch: AuthorizedFetch, resource: string): Promise<Client> {
+  const client = new Client({ name: 'portcullis-e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(resource), mcpTransportOptions(authorizedFetch)));
+  return client;
+}
+
+function text(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((part) => part.text ?? '').join('\n');
+}
+
+describe('the client SDK against the real authorization server and protected server', () => {
+  let stack: Stack;
+  let clientId: string;
+  beforeAll(async () => {
+    stack = await startStack({
+      before: async (admin) => {
+        const created = await admin('clients', 'create', '--name', 'E2E client', '--redirect-uri', 'http://127.0.0.1/callback', '--json');
+        expect(created.code).toBe(0);
+        clientId = (JSON.parse(created.stdout) as { client_id: string }).client_id;
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('authorizes a pre-registered client, steps up from notes:read to notes:write, and refreshes with rotation', async () => {
+    let grantWrite = false;
+    const userAgent = new FormUserAgent(stack.user, () => (grantWrite ? {} : { untick: ['notes:write'] }));
+    const counts: Record<string, number> = {};
+    let clockOffset = 0;
+    const authorizedFetch = createAuthorizedFetch({
+      resource: stack.resource,
+      userAgent,
+      clientCredentials: { clientId, issuer: stack.issuer },
+      fetch: countingFetch(counts),
+      now: () => Date.now() + clockOffset,
+    });
+
+    const mcp = await connect(authorizedFetch, stack.resource);
+    expect(userAgent.shown).toEqual({ login: 1, consent: 1 });
+    expect(counts['authorization_code']).toBe(1);
+    const tools = await mcp.listTools();
+    expect(tools.tools.map((tool) => tool.name).sort()).toEqual(['notes_create', 'notes_delete', 'notes_get', 'notes_list']);
+
+    grantWrite = true;
+    const created = await mcp.callTool({ name: 'notes_create', arguments: { title: 'from e2e', body: 'hello' } });
+    expect(created.isError).toBeFalsy();
+    // The step-up needed a new consent (wider scope) but no new sign-in: the session cookie carried over.
+    expect(userAgent.shown).toEqual({ login: 1, consent: 2 });
+    expect(counts['authorization_code']).toBe(2);
+
+    const listed = await mcp.callTool({ name: 'notes_list', arguments: {} });
+    expect(text(listed)).toContain('from e2e');
+
+    // The client's clock passes the access token's expiry: 50 concurrent calls make exactly one refresh.
+    clockOffset = 3_600_000;
+    const results = await Promise.all(Array.from({ length: 50 }, () => mcp.callTool({ name: 'notes_list', arguments: {} })));
+    expect(results.every((result) => !result.isError)).toBe(true);
+    expect(counts).toEqual({ authorization_code: 2, refresh_token: 1 });
+    expect(await authorizedFetch.tokens()).toMatchObject({
+      issuer: stack.issuer,
+      resource: stack.resource,
+      clientId,
+      scope: expect.arrayContaining(['notes:read', 'notes:write']),
+      hasRefreshToken: true,
+    });
+    await mcp.close();
+  });
+
+  it('gives up with step_up_exhausted when the user never grants the scope an operation needs', async () => {
+    const userAgent = new FormUserAgent(stack.user, () => ({ untick: ['notes:write'] }));
+    const authorizedFetch = createAuthorizedFetch({
+      resource: stack.resource,
+      userAgent,
+      clientCredentials: { clientId, issuer: stack.issuer },
+    });
+    const mcp = await connect(authorizedFetch, stack.resource);
+    const outcome = await mcp.callTool({ name: 'notes_create', arguments: { title: 'never' } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(findPortcullisError(outcome)?.code).toBe('step_up_exhausted');
+    expect(userAgent.shown.consent).toBeLessThanOrEqual(4);
+    await mcp.close();
+  });
+});

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, spawnApp, startDatabase, type SpawnedApp, type TestDatabase } from '@portcullis/testing';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const AUTHORIZATION_SERVER = join(root, 'apps/authorization-server/dist/main.js');
+const ADMIN = join(root, 'apps/authorization-server/dist/admin/main.js');
+const PROTECTED_SERVER = join(root, 'apps/protected-server/dist/main.js');
+
+/** The built authorization server and protected server as processes, wired to each other on loopback. */
+export interface Stack {
+  readonly issuer: string;
+  /** The MCP endpoint, the resource the tokens are for. */
+  readonly resource: string;
+  readonly user: { username: string; password: string };
+  readonly authorizationServer: SpawnedApp;
+  readonly protectedServer: SpawnedApp;
+  /** Runs `portcullis-admin` against the authorization server's database. */
+  admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Extra environment of the authorization server. */
+  readonly authorizationServerEnv?: Record<string, string>;
+  /** Commands run with `portcullis-admin` before the authorization server starts (the embedded database allows one process at a time). */
+  readonly before?: (admin: Stack['admin']) => Promise<void>;
+}
+
+/**
+ * Starts the stack as a user would run it: `ISSUER` and `RESOURCES` naming the real loopback ports, the demo user
+ * seeded, each app on its own database (a fresh PostgreSQL database with TEST_DATABASE_URL, else embedded PGlite in a
+ * temporary directory).
+ */
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const [asPort, psPort] = [await freePort(), await freePort()];
+  const issuer = `http://localhost:${asPort}`;
+  const resource = `http://localhost:${psPort}/mcp`;
+  const user = { username: 'demo', password: randomBytes(9).toString('base64url') };
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const databaseEnv = async (): Promise<Record<string, string>> => {
+    if (process.env['TEST_DATABASE_URL']) {
+      const database: TestDatabase = await startDatabase({ migrate: false });
+      cleanups.push(() => database.stop());
+      return { DATABASE_URL: database.url ?? '' };
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'portcullis-e2e-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    return { PGLITE_DIR: dir };
+  };
+  const asDatabase = await databaseEnv();
+  const asEnv = {
+    ...asDatabase,
+    PORT: String(asPort),
+    ISSUER: issuer,
+    RESOURCES: JSON.stringify([
+      {
+        uri: resource,
+        name: 'Notes',
+        scopes_supported: ['notes:read', 'notes:write'],
+        scope_hierarchy: { notes: ['notes:read', 'notes:write'], 'notes:write': ['notes:read'] },
+      },
+    ]),
+    COOKIE_SECRET: randomBytes(32).toString('base64url'),
+    SEED_DEMO_USER: 'true',
+    DEMO_PASSWORD: user.password,
+    LOG_LEVEL: 'info',
+    ...options.authorizationServerEnv,
+  };
+  const admin: Stack['admin'] = (...args) => runNode(ADMIN, args, asEnv);
+  try {
+    await options.before?.(admin);
+    const authorizationServer = spawnApp(AUTHORIZATION_SERVER, asEnv);
+    cleanups.push(() => authorizationServer.stop('SIGTERM'));
+    const protectedServer = spawnApp(PROTECTED_SERVER, {
+      ...(await databaseEnv()),
+      PORT: String(psPort),
+      RESOURCE_URI: resource,
+      AUTHORIZATION_SERVER: issuer,
+    });
+    cleanups.push(() => protectedServer.stop('SIGTERM'));
+    await Promise.all([authorizationServer.ready, protectedServer.ready]);
+    return {
+      issuer,
+      resource,
+      user,
+      authorizationServer,
+      protectedServer,
+      admin,
+      stop: async () => {
+        for (const cleanup of cleanups.reverse()) await cleanup();
+      },
+    };
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    throw error;
+  }
+}
+
+function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      env: { PATH: process.env['PATH'], NODE_ENV: 'test', ...env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
