@@ -6,7 +6,7 @@ import {
   type AuthorizedFetch,
 } from '@portcullis/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { FormUserAgent } from './support/form-user-agent.js';
+import { FormUserAgent } from '../src/form-user-agent.js';
 import { startStack, type Stack } from './support/stack.js';
 
 /** Counts the token requests of each grant type the client makes. */
