@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { AuthorizationServerModule, LocalPasswordAuthenticator } from '@portcullis/authorization';
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
+import { getRevision } from '@portcullis/revisions';
 import { DevelopmentSetup } from './development-setup.js';
 import { DEFAULT_RESOURCES, envSchema, seedsDemoUser, type Env } from './env.schema.js';
 
@@ -48,8 +49,24 @@ function authorizationOptions(config: Env) {
     // Without COOKIE_SECRET (development only; production requires it) sessions end when the process does.
     cookieSecret: config.COOKIE_SECRET ? Buffer.from(config.COOKIE_SECRET, 'utf8') : randomBytes(32),
     extensions: new ExtensionRegistry([]),
-    rateLimits: { token: config.RATE_LIMIT_TOKEN, login: config.RATE_LIMIT_LOGIN },
+    rateLimits: {
+      token: config.RATE_LIMIT_TOKEN,
+      login: config.RATE_LIMIT_LOGIN,
+      register: config.RATE_LIMIT_REGISTER,
+    },
+    registration: {
+      enabled: config.DCR_ENABLED === 'true',
+      ...(config.DCR_INITIAL_ACCESS_TOKEN ? { initialAccessToken: config.DCR_INITIAL_ACCESS_TOKEN } : {}),
+    },
+    signingKeys: { reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL },
     ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
     ...(seedsDemoUser(config) ? { loginHint: `Development: sign in as demo / ${config.DEMO_PASSWORD}` } : {}),
+    clientIdMetadataDocuments: {
+      enabled:
+        config.CIMD_ENABLED === undefined
+          ? getRevision(config.SPEC_REVISION).supports('client-id-metadata-documents')
+          : config.CIMD_ENABLED === 'true',
+      allowLoopback: config.CIMD_ALLOW_LOOPBACK === 'true',
+    },
   };
 }

@@ -103,8 +103,23 @@ export const envSchema = baseEnvSchema({ port: 4000 })
     REDIS_URL: z.string().url('must be a redis:// URL').optional(),
     RATE_LIMIT_TOKEN: z.coerce.number().int().min(1).default(120),
     RATE_LIMIT_LOGIN: z.coerce.number().int().min(1).default(20),
+    RATE_LIMIT_REGISTER: z.coerce.number().int().min(1).default(20),
+    // RFC 7591 registration: on under both revisions (2026-07-28 deprecates it, see the README).
+    DCR_ENABLED: z.enum(['true', 'false']).default('true'),
+    DCR_INITIAL_ACCESS_TOKEN: secret('DCR_INITIAL_ACCESS_TOKEN'),
+    SIGNING_KEY_RELOAD_INTERVAL: seconds(30),
+    CIMD_ENABLED: z.enum(['true', 'false']).optional(),
+    CIMD_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
   })
   .superRefine((env, context) => {
+    // details.md: only an authorization server that itself runs on loopback may accept loopback documents.
+    if (env.CIMD_ALLOW_LOOPBACK === 'true' && !hasLoopbackHost(env.ISSUER)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['CIMD_ALLOW_LOOPBACK'],
+        message: 'is only accepted when the ISSUER host is loopback',
+      });
+    }
     if (env.NODE_ENV !== 'production') return;
     if (!env.COOKIE_SECRET) {
       context.addIssue({ code: 'custom', path: ['COOKIE_SECRET'], message: 'is required in production' });
@@ -115,6 +130,14 @@ export const envSchema = baseEnvSchema({ port: 4000 })
   });
 
 export type Env = z.infer<typeof envSchema>;
+
+function hasLoopbackHost(url: string): boolean {
+  try {
+    return isLoopbackHostname(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
 
 /** The demo user exists in development on the embedded database, or wherever SEED_DEMO_USER=true says. */
 export function seedsDemoUser(config: Env): boolean {

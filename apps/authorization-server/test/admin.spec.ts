@@ -1,5 +1,7 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { verifyClientSecret } from '@portcullis/authorization';
+import { Logger } from '@nestjs/common';
+import { GrantRepository, UserRepository, verifyClientSecret, verifyPassword } from '@portcullis/authorization';
 import { startDatabase, type TestDatabase } from '@portcullis/testing';
 import { runAdmin } from '../src/admin/admin.js';
 
@@ -62,5 +64,144 @@ describe('portcullis-admin', () => {
     expect(result.password.length).toBeGreaterThanOrEqual(16);
     expect((await run('users', 'create', 'alice')).code).toBe(1);
     expect((await run('users', 'list')).out).toContain('alice');
+  });
+});
+
+describe('portcullis-admin users and keys', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    // As the command's main.ts does: the key service's log lines would go to stdout.
+    Logger.overrideLogger(false);
+    database = await startDatabase();
+  });
+  afterAll(async () => {
+    await database?.stop();
+  });
+
+  async function run(env: Record<string, string>, ...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runAdmin(argv, env, { out: (text) => out.push(text), err: (text) => err.push(text) }, {
+      database: database.database,
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+  const prisma = () => database.database.prisma;
+
+  /** A user with a login session, a grant with a live refresh token and access token, and a consent. */
+  async function signedInUser(username: string) {
+    const user = await new UserRepository(prisma()).create(username, 'old password');
+    await prisma().loginSession.create({
+      data: { id: randomUUID(), userId: user.id, csrfSecret: 'x', authenticatedAt: new Date(), expiresAt: new Date(Date.now() + 3_600_000) },
+    });
+    const grants = new GrantRepository(prisma());
+    const grantId = randomUUID();
+    await prisma().authorizationGrant.create({
+      data: {
+        id: grantId,
+        clientId: 'c',
+        userId: user.id,
+        resource: 'http://localhost:4100/mcp',
+        scopes: ['notes:read'],
+        offlineAccess: true,
+        authTime: new Date(),
+        absoluteExpiresAt: new Date(Date.now() + 86_400_000),
+      },
+    });
+    await grants.createRefreshToken(grantId, ['notes:read'], new Date(Date.now() + 86_400_000));
+    await grants.recordAccessToken({
+      jti: randomUUID(),
+      grantId,
+      clientId: 'c',
+      subject: user.id,
+      audience: 'http://localhost:4100/mcp',
+      scopes: ['notes:read'],
+      expiresAt: new Date(Date.now() + 300_000),
+    });
+    await prisma().consent.create({ data: { userId: user.id, clientId: 'c', resource: 'http://localhost:4100/mcp', scopes: ['notes:read'] } });
+    return { user, grantId };
+  }
+
+  it('deletes a user: signed out, every grant and its tokens revoked, consents forgotten', async () => {
+    const { user, grantId } = await signedInUser('bob');
+    const deleted = await run({}, 'users', 'delete', 'bob', '--json');
+    expect(deleted.code).toBe(0);
+    expect(JSON.parse(deleted.out)).toEqual({ deleted: 'bob', id: user.id, revoked_grants: 1 });
+    expect(await prisma().user.findUnique({ where: { id: user.id } })).toBeNull();
+    expect(await prisma().loginSession.count({ where: { userId: user.id, revokedAt: null } })).toBe(0);
+    expect((await prisma().authorizationGrant.findUniqueOrThrow({ where: { id: grantId } })).revokedAt).not.toBeNull();
+    expect(await prisma().refreshToken.count({ where: { grantId, consumedAt: null } })).toBe(0);
+    expect(await prisma().accessToken.count({ where: { grantId, revokedAt: null } })).toBe(0);
+    expect(await prisma().consent.count({ where: { userId: user.id } })).toBe(0);
+    expect((await run({}, 'users', 'delete', 'bob')).code).toBe(1);
+    expect((await run({}, 'users', 'delete')).code).toBe(2);
+  });
+
+  it('sets a password, given or generated and shown once, and signs the user out everywhere', async () => {
+    const { user } = await signedInUser('carol');
+    const given = await run({}, 'users', 'set-password', 'carol', '--password', 'new password');
+    expect(given.code).toBe(0);
+    expect(given.out).not.toContain('new password');
+    let row = await prisma().user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(await verifyPassword(row.passwordHash, 'new password')).toBe(true);
+    expect(await verifyPassword(row.passwordHash, 'old password')).toBe(false);
+    expect(await prisma().loginSession.count({ where: { userId: user.id, revokedAt: null } })).toBe(0);
+
+    const generated = JSON.parse((await run({}, 'users', 'set-password', 'carol', '--json')).out) as { password: string };
+    row = await prisma().user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(await verifyPassword(row.passwordHash, generated.password)).toBe(true);
+    expect((await run({}, 'users', 'set-password', 'nobody')).code).toBe(1);
+  });
+
+  it('rotates signing keys and lists them, the retired one with when it leaves jwks_uri', async () => {
+    const env = { ACCESS_TOKEN_TTL: '600', ID_TOKEN_TTL: '300', SIGNING_KEY_RELOAD_INTERVAL: '30' };
+    expect((await run(env, 'keys', 'list')).out).toContain('no signing keys');
+    const first = JSON.parse((await run(env, 'keys', 'rotate', '--json')).out) as { kid: string; retired: unknown[] };
+    expect(first.retired).toEqual([]);
+    const second = await run(env, 'keys', 'rotate');
+    expect(second.code).toBe(0);
+    expect(second.out).toMatch(/^new signing key \S+; running servers sign with it within 30 s/);
+    expect(second.out).toContain(`retired ${first.kid}: published until`);
+
+    const listed = JSON.parse((await run(env, 'keys', 'list', '--json')).out) as Record<string, unknown>[];
+    expect(listed.map((key) => key['status'])).toEqual(['signing', 'retired']);
+    const retired = listed[1]!;
+    expect(retired['kid']).toBe(first.kid);
+    // Published for the longest token lifetime plus one reload interval after retirement.
+    expect(Date.parse(retired['published_until'] as string) - Date.parse(retired['retired_at'] as string)).toBe(630_000);
+    expect((await run(env, 'keys', 'list')).out).toContain('UNSEALED');
+  });
+
+  it('refuses to rotate with a KEY_ENCRYPTION_KEY that cannot open the current key, changing nothing', async () => {
+    const sealing = { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    expect((await run(sealing, 'keys', 'rotate')).code).toBe(0);
+    const count = await prisma().signingKey.count();
+    const wrong = await run({ KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') }, 'keys', 'rotate');
+    expect(wrong.code).toBe(1);
+    expect(wrong.err).toContain('cannot be decrypted with this KEY_ENCRYPTION_KEY');
+    const missing = await run({}, 'keys', 'rotate');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('KEY_ENCRYPTION_KEY is not set');
+    expect(await prisma().signingKey.count()).toBe(count);
+    expect((await run(sealing, 'keys', 'rotate')).code).toBe(0);
+  });
+
+  it('revokes the grants of a deleted client', async () => {
+    const created = JSON.parse((await run({}, 'clients', 'create', '--name', 'x', '--redirect-uri', 'http://127.0.0.1/cb', '--json')).out) as { client_id: string };
+    const grantId = randomUUID();
+    await prisma().authorizationGrant.create({
+      data: {
+        id: grantId,
+        clientId: created.client_id,
+        userId: randomUUID(),
+        resource: 'http://localhost:4100/mcp',
+        scopes: [],
+        authTime: new Date(),
+        absoluteExpiresAt: new Date(Date.now() + 86_400_000),
+      },
+    });
+    const deleted = JSON.parse((await run({}, 'clients', 'delete', created.client_id, '--json')).out) as { revoked_grants: number };
+    expect(deleted.revoked_grants).toBe(1);
+    expect((await prisma().authorizationGrant.findUniqueOrThrow({ where: { id: grantId } })).revokedAt).not.toBeNull();
   });
 });

@@ -4,6 +4,10 @@ import { AuthorizeController } from './authorize/authorize.controller.js';
 import { ClientAuthenticator } from './clients/client-authentication.js';
 import { CLIENT_SOURCE } from './clients/client.js';
 import { ClientRepository } from './clients/client.repository.js';
+import { ClientResolver } from './clients/client-resolver.js';
+import {
+  ClientIdMetadataDocumentSource,
+} from './clients/metadata-documents/client-id-metadata-document.source.js';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -25,8 +29,15 @@ import { ConsentController } from './interaction/consent.controller.js';
 import { InteractionService } from './interaction/interaction.service.js';
 import { LoginController } from './interaction/login.controller.js';
 import { PendingAuthorizations } from './interaction/pending-authorization.js';
+import { IntrospectionController } from './introspection/introspection.controller.js';
+import { IntrospectionService } from './introspection/introspection.service.js';
+import { IssuedTokens } from './introspection/issued-tokens.service.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
+import { RegistrationController } from './registration/registration.controller.js';
+import { RegistrationService } from './registration/registration.service.js';
 import { ResourceRegistry } from './resources/resource-registry.js';
+import { RevocationController } from './revocation/revocation.controller.js';
+import { RevocationService } from './revocation/revocation.service.js';
 import { SessionService } from './sessions/session.service.js';
 import { RATE_LIMIT_STORE, RateLimitGuard } from './throttling/rate-limit.guard.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-limit.store.js';
@@ -68,6 +79,9 @@ export class AuthorizationServerModule {
         LoginController,
         ConsentController,
         TokenController,
+        IntrospectionController,
+        RevocationController,
+        ...(options.registration?.enabled ? [RegistrationController] : []),
         JwksController,
         UserinfoController,
         ...(issuerPath ? [PathAppendedDiscoveryController] : []),
@@ -92,15 +106,21 @@ export class AuthorizationServerModule {
         },
         RateLimitGuard,
         ClientRepository,
-        { provide: CLIENT_SOURCE, useExisting: ClientRepository },
+        ClientIdMetadataDocumentSource,
+        ClientResolver,
+        { provide: CLIENT_SOURCE, useExisting: ClientResolver },
         { provide: AUTHENTICATOR, useClass: config.authenticator },
         ClientAuthenticator,
         ConsentRepository,
         GrantRepository,
         HousekeepingService,
         InteractionService,
+        IntrospectionService,
+        IssuedTokens,
         MetadataService,
         PendingAuthorizations,
+        RegistrationService,
+        RevocationService,
         SessionService,
         SigningKeysService,
         TokenIssuer,
@@ -126,9 +146,13 @@ export class AuthorizationServerModule {
         GrantRepository,
         HousekeepingService,
         InteractionService,
+        IntrospectionService,
+        IssuedTokens,
         MetadataService,
         PendingAuthorizations,
         RateLimitGuard,
+        RegistrationService,
+        RevocationService,
         ResourceRegistry,
         SessionService,
         SigningKeysService,

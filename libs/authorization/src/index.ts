@@ -13,13 +13,44 @@ export { generateClientSecret, hashClientSecret, verifyClientSecret } from './cl
 export { AUTHENTICATOR, type AuthenticatedUser, type Authenticator, type LoginContext } from './interaction/authenticator.js';
 export { LocalPasswordAuthenticator } from './interaction/local-password.authenticator.js';
 export { InteractionService } from './interaction/interaction.service.js';
+export { PendingAuthorizations, type ValidatedAuthorization } from './interaction/pending-authorization.js';
+export { SessionService } from './sessions/session.service.js';
+export { ConsentRepository } from './consent/consent.repository.js';
 export { escapeHtml, page, sendPage, errorPage, PAGE_CSP } from './interaction/html.js';
 export { MetadataService } from './discovery/metadata.service.js';
 export { SigningKeysService, SIGNING_ALGORITHM, KeyDecryptionError } from './keys/signing-keys.service.js';
-export { parseKeyEncryptionKey } from './keys/key-encryption.js';
+export { open, parseKeyEncryptionKey, seal } from './keys/key-encryption.js';
 export { UserRepository } from './users/user.repository.js';
 export { hashPassword, verifyPassword } from './users/password-hasher.js';
 export { GrantRepository } from './tokens/grant.repository.js';
 export { TokenIssuer } from './tokens/token-issuer.service.js';
 export { RequestParameters } from './http/request-parameters.js';
 export { HousekeepingService, type SweepResult } from './housekeeping/housekeeping.service.js';
+export { ClientResolver } from './clients/client-resolver.js';
+export {
+  ClientIdMetadataDocumentSource,
+} from './clients/metadata-documents/client-id-metadata-document.source.js';
+export {
+  METADATA_DOCUMENT_LIMITS,
+  type ClientIdMetadataDocumentsOptions,
+  type HostLookup,
+  type MetadataDocumentFetchOverrides,
+  type MetadataDocumentLimits,
+  type ResolvedAddress,
+} from './clients/metadata-documents/client-id-metadata-documents.options.js';
+export {
+  MetadataDocumentRefusal,
+  type MetadataDocumentRefusalReason,
+} from './clients/metadata-documents/metadata-document-refusal.js';
+export {
+  DEFAULT_KEY_RELOAD_INTERVAL,
+  type SigningKeyInfo,
+  type SigningKeysOptions,
+} from './keys/signing-keys.service.js';
+export { type RegistrationOptions, type SigningKeyOptions } from './config/authorization-server.options.js';
+export { RegistrationService, DYNAMIC_CLIENT_ID_PREFIX, type RegistrationResponse } from './registration/registration.service.js';
+export { MAX_REGISTRATION_BODY } from './registration/registration.controller.js';
+export { MAX_REDIRECT_URIS } from './registration/checks/redirect-uris.check.js';
+export { IntrospectionService, type IntrospectionResponse } from './introspection/introspection.service.js';
+export { IssuedTokens, type IssuedToken } from './introspection/issued-tokens.service.js';
+export { RevocationService, type RevocationOutcome } from './revocation/revocation.service.js';

@@ -14,7 +14,7 @@
  * - Requests to other URLs pass through untouched, and so does a response from outside the resource that a
  *   redirect led to: its challenge is not the resource's.
  */
-import { isClientIdMetadataUrl } from '@portcullis/metadata';
+import { isClientIdMetadataUrl, isLoopbackClientIdMetadataUrl } from '@portcullis/metadata';
 import { canonicalizeResourceUri } from '@portcullis/protocol';
 import { LATEST_REVISION, getRevision, type Revision } from '@portcullis/revisions';
 import { PreRegisteredClients, type PreRegisteredClient } from './client-id/client-id.resolver.js';
@@ -109,9 +109,15 @@ export interface AuthorizedFetch extends FetchLike {
 export function createAuthorizedFetch(options: AuthorizedFetchOptions): AuthorizedFetch {
   const resource = canonicalizeResourceUri(options.resource);
   const revision = getRevision(options.revision ?? LATEST_REVISION);
-  if (options.clientMetadataUrl !== undefined && !isClientIdMetadataUrl(options.clientMetadataUrl)) {
+  // A loopback http document is the development form: only an authorization server on loopback fetches it.
+  const metadataUrl = options.clientMetadataUrl;
+  if (
+    metadataUrl !== undefined &&
+    !isClientIdMetadataUrl(metadataUrl) &&
+    !isLoopbackClientIdMetadataUrl(metadataUrl)
+  ) {
     throw new TypeError(
-      'clientMetadataUrl must be an https URL with a path, without fragment, userinfo or dot segments',
+      'clientMetadataUrl must be an https URL (http only on a loopback host) with a path, without fragment, userinfo or dot segments',
     );
   }
   for (const uri of options.userAgent.redirectUris) {

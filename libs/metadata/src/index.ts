@@ -47,7 +47,10 @@ export {
 } from './schemas/client-registration-response.schema.js';
 export { TokenResponseSchema, type TokenResponse } from './schemas/token-response.schema.js';
 export { OAuthErrorResponseSchema, type OAuthErrorResponse } from './schemas/oauth-error-response.schema.js';
-export { isClientIdMetadataUrl } from './client-id-metadata-document/client-id-metadata-url.check.js';
+export {
+  isClientIdMetadataUrl,
+  isLoopbackClientIdMetadataUrl,
+} from './client-id-metadata-document/client-id-metadata-url.check.js';
 export {
   validateClientIdMetadataDocument,
   type ClientIdMetadataDocumentValidation,

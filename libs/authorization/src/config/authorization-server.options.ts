@@ -1,6 +1,9 @@
 import type { ExtensionRegistry } from '@portcullis/extensions';
 import type { ScopeHierarchy } from '@portcullis/protocol';
 import type { RevisionId } from '@portcullis/revisions';
+import type {
+  ClientIdMetadataDocumentsOptions,
+} from '../clients/metadata-documents/client-id-metadata-documents.options.js';
 
 /**
  * A protected resource this authorization server issues tokens for (RFC 8707): its canonical URI, which becomes
@@ -33,6 +36,28 @@ export interface TokenLifetimes {
   readonly interaction: number;
 }
 
+/**
+ * Dynamic client registration (RFC 7591): whether `/register` exists, and the initial access token that protects
+ * it when set (RFC 7591 3, sent as a bearer token).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7591#section-3
+ */
+export interface RegistrationOptions {
+  readonly enabled: boolean;
+  readonly initialAccessToken?: string;
+}
+
+/**
+ * Every instance re-reads the signing keys this often (seconds), so a rotation made by another instance or by
+ * `portcullis-admin keys rotate` is picked up; a retired key stays published this much longer than the longest
+ * token lifetime, because another instance may sign with it until its next reload. Default 30.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
+ */
+export interface SigningKeyOptions {
+  readonly reloadInterval: number;
+}
+
 /** Everything the authorization-server feature modules need, assembled by the app from its configuration. */
 export interface AuthorizationServerOptions {
   /** The issuer identifier, published byte for byte as `issuer` (RFC 8414 section 2). */
@@ -45,12 +70,21 @@ export interface AuthorizationServerOptions {
   /** Secret signing the session and browser-binding cookies. */
   readonly cookieSecret: Uint8Array;
   readonly extensions: ExtensionRegistry;
-  /** Requests per minute per client address on `/token` and on login submissions. */
-  readonly rateLimits: { readonly token: number; readonly login: number };
+  /**
+   * Requests per minute per client address: `token` on `/token` and `/revoke`, `login` on login submissions,
+   * `register` on `/register`.
+   */
+  readonly rateLimits: { readonly token: number; readonly login: number; readonly register: number };
+  /** Dynamic client registration (RFC 7591) at `/register`; absent means off. */
+  readonly registration?: RegistrationOptions;
+  /** How signing keys are shared between instances; see {@link SigningKeyOptions}. */
+  readonly signingKeys?: SigningKeyOptions;
   /** Redis for the rate limiter's counters; in memory when absent. */
   readonly redisUrl?: string;
   /** Extra text on the login page (the development banner naming the demo user). */
   readonly loginHint?: string;
+  /** Client ID metadata documents (an https URL as `client_id`); absent means off. */
+  readonly clientIdMetadataDocuments?: ClientIdMetadataDocumentsOptions;
 }
 
 /** Injection token of the {@link AuthorizationServerOptions}. */

@@ -52,12 +52,23 @@ export class MetadataService {
       grant_types_supported: [...new Set(grantTypes)],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      // RFC 7591 3: only while registration is enabled (deprecated under 2026-07-28; see the README).
+      ...(this.options.registration?.enabled ? { registration_endpoint: this.endpoint('register') } : {}),
+      // RFC 7662 2 (confidential clients only) and RFC 7009 2 (public clients too, by client_id).
+      introspection_endpoint: this.endpoint('introspect'),
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint: this.endpoint('revoke'),
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
       scopes_supported: [...new Set([...SERVER_SCOPES, ...resourceScopes])],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: [SIGNING_ALGORITHM],
       claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'preferred_username'],
       prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
       authorization_response_iss_parameter_supported: true,
+      // draft-ietf-oauth-client-id-metadata-document: an https URL may serve as client_id.
+      ...(this.options.clientIdMetadataDocuments?.enabled
+        ? { client_id_metadata_document_supported: true }
+        : {}),
       ...Object.assign({}, ...this.#additions),
       ...extensions.authorizationServerMetadata({ issuer, revision }),
     };

@@ -1,6 +1,6 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { OAuthError } from '@portcullis/protocol';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitedError } from '../throttling/rate-limit.guard.js';
 
 /**
@@ -33,6 +33,15 @@ export class OAuthExceptionFilter implements ExceptionFilter {
       return;
     }
     const status = statusOf(exception);
+    if (status === 400 && isRegistration(host.switchToHttp().getRequest<FastifyRequest>())) {
+      // RFC 7591 3.2.2: a registration body the JSON parser refused (malformed, or a `__proto__` or
+      // `constructor.prototype` member) is bad client metadata.
+      reply.status(400).send({
+        error: 'invalid_client_metadata',
+        error_description: 'the client metadata must be a JSON object without __proto__ or constructor.prototype members',
+      });
+      return;
+    }
     if (status !== undefined && status >= 400 && status < 500) {
       reply.status(status).send({ error: 'invalid_request', error_description: describe(status) });
       return;
@@ -61,4 +70,8 @@ function describe(status: number): string {
     default:
       return 'the request is malformed';
   }
+}
+
+function isRegistration(request: FastifyRequest): boolean {
+  return request.method === 'POST' && /(^|\/)register$/.test(request.routeOptions.url ?? '');
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { PrismaClient, type AuthorizationCode, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
+import { PrismaClient, type AccessToken, type AuthorizationCode, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
 
 /** SHA-256, base64url: how codes and refresh tokens are stored, so a database reader cannot use them. */
 export function tokenHash(token: string): string {
@@ -156,6 +156,34 @@ export class GrantRepository {
       this.prisma.refreshToken.updateMany({ where: { grantId, consumedAt: null }, data: { consumedAt: now } }),
       this.prisma.accessToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: now } }),
     ]);
+  }
+
+  /** The record of an issued access token, by `jti`. */
+  findAccessToken(jti: string): Promise<AccessToken | null> {
+    return this.prisma.accessToken.findUnique({ where: { jti } });
+  }
+
+  /**
+   * Marks one access token revoked, only if it was issued to `clientId` (RFC 7009 2.1); true when it was.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc7009#section-2.1
+   */
+  async revokeAccessToken(jti: string, clientId: string, now = new Date()): Promise<boolean> {
+    const { count } = await this.prisma.accessToken.updateMany({
+      where: { jti, clientId, revokedAt: null },
+      data: { revokedAt: now },
+    });
+    return count === 1;
+  }
+
+  /** Revokes every grant of a client or of a user (see {@link revokeGrant}); returns how many. */
+  async revokeGrantsOf(owner: { clientId: string } | { userId: string }, now = new Date()): Promise<number> {
+    const grants = await this.prisma.authorizationGrant.findMany({
+      where: { ...owner, revokedAt: null },
+      select: { id: true },
+    });
+    for (const { id } of grants) await this.revokeGrant(id, now);
+    return grants.length;
   }
 
   /** Whether an access token (by `jti`) has been revoked. */

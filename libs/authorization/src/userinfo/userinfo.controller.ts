@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Options, Post, Req, Res } from '@nestjs/common';
 import { formatWwwAuthenticate, OAuthError, parseScope } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -68,7 +68,14 @@ export class UserinfoController {
   async #subject(authorization: string | undefined): Promise<string> {
     const token = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '')?.[1];
     if (!token) throw new OAuthError('invalid_token', 'a bearer access token is required');
-    const { payload } = await jwtVerify(token, createLocalJWKSet(this.keys.jwks()), {
+    // A kid this instance does not know may be a key another instance rotated to: re-read the keys first.
+    let kid: string | undefined;
+    try {
+      kid = decodeProtectedHeader(token).kid;
+    } catch {
+      throw new OAuthError('invalid_token', 'the access token is malformed');
+    }
+    const { payload } = await jwtVerify(token, createLocalJWKSet(await this.keys.verificationKeys(kid)), {
       issuer: this.options.issuer,
       typ: 'at+jwt',
       algorithms: ['ES256'],

@@ -1,6 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { clientIdMetadataUrlProblem, isClientIdMetadataUrl } from './client-id-metadata-url.check.js';
+import {
+  clientIdMetadataUrlProblem,
+  isClientIdMetadataUrl,
+  isLoopbackClientIdMetadataUrl,
+} from './client-id-metadata-url.check.js';
 
 describe('isClientIdMetadataUrl', () => {
   it.each([
@@ -73,5 +77,27 @@ describe('isClientIdMetadataUrl', () => {
         },
       ),
     );
+  });
+});
+
+describe('isLoopbackClientIdMetadataUrl', () => {
+  it.each([
+    'http://127.0.0.1:8080/client.json',
+    'http://localhost/portcullis/client.json',
+    'http://[::1]:9000/client.json',
+  ])('accepts the development form %s', (url) => {
+    expect(isLoopbackClientIdMetadataUrl(url)).toBe(true);
+  });
+
+  it.each([
+    'https://127.0.0.1/client.json',
+    'http://app.example.com/client.json',
+    'http://10.0.0.1/client.json',
+    'http://127.0.0.1/',
+    'http://127.0.0.1/a/../client.json',
+    'http://user@127.0.0.1/client.json',
+    'http://127.0.0.1/client.json#x',
+  ])('refuses %s', (url) => {
+    expect(isLoopbackClientIdMetadataUrl(url)).toBe(false);
   });
 });

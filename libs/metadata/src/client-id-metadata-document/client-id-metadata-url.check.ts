@@ -13,7 +13,7 @@
  * Every check reads the raw string: the WHATWG URL parser resolves dot segments, drops an empty fragment and
  * accepts `https:example.com/x`, so the parsed URL no longer shows what the client sent.
  */
-import { findUrlProblem, describeUrlProblem } from '../schemas/safe-url.schema.js';
+import { findUrlProblem, describeUrlProblem, isLoopbackHostname } from '../schemas/safe-url.schema.js';
 
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 const HTTPS_ONLY = { schemes: ['https'] } as const;
@@ -51,4 +51,20 @@ export function clientIdMetadataUrlProblem(url: string): string | undefined {
  */
 export function isClientIdMetadataUrl(url: string): boolean {
   return clientIdMetadataUrlProblem(url) === undefined;
+}
+
+/**
+ * Whether `url` is the development form of a Client Identifier URL: plain `http` on a loopback host (`localhost`,
+ * 127.0.0.0/8, `[::1]`), otherwise exactly what {@link isClientIdMetadataUrl} accepts over https. Only an
+ * authorization server that itself runs on loopback may be configured to fetch one (details.md), so a client may
+ * offer one for local development without exposing anything.
+ *
+ * @example isLoopbackClientIdMetadataUrl('http://127.0.0.1:8080/client.json') // true
+ * @example isLoopbackClientIdMetadataUrl('http://app.example.com/client.json') // false
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-oauth-client-id-metadata-document-00#section-3
+ */
+export function isLoopbackClientIdMetadataUrl(url: string): boolean {
+  if (typeof url !== 'string' || !url.startsWith('http://')) return false;
+  const asHttps = `https://${url.slice('http://'.length)}`;
+  return isClientIdMetadataUrl(asHttps) && isLoopbackHostname(new URL(asHttps).hostname);
 }

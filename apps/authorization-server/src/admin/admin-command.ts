@@ -1,0 +1,29 @@
+import type { PrismaClient } from '@portcullis/persistence';
+import type { Env } from '../env.schema.js';
+
+/** The parsed command-line options every command may read. */
+export interface AdminValues {
+  name?: string;
+  'redirect-uri'?: string[];
+  auth?: string;
+  'no-refresh'?: boolean;
+  'client-id'?: string;
+  password?: string;
+  json?: boolean;
+}
+
+/** What one command gets: the database, the server's configuration, its arguments and how to answer. */
+export interface AdminContext {
+  readonly prisma: PrismaClient;
+  readonly config: Env;
+  readonly values: AdminValues;
+  /** The positional argument after the command (`users delete alice`: `alice`). */
+  readonly argument?: string;
+  /** Prints `human`, or `data` as JSON under `--json`. */
+  print(human: string, data: unknown): void;
+  /** Writes `text` to stderr and returns the exit code (1 unless given). */
+  fail(text: string, code?: number): number;
+}
+
+/** One `noun verb` command; resolves to the exit code. */
+export type AdminCommand = (context: AdminContext) => Promise<number>;

@@ -1,0 +1,71 @@
+import { SigningKeysService, type SigningKeyInfo } from '@portcullis/authorization';
+import type { AdminCommand, AdminContext } from './admin-command.js';
+
+/** `keys rotate|list`: the signing keys every instance shares through the database. */
+export const KEY_COMMANDS: Readonly<Record<string, AdminCommand>> = {
+  /**
+   * A new key signs from now on (running instances switch within SIGNING_KEY_RELOAD_INTERVAL seconds); the old
+   * one stays in jwks_uri until every token it signed has expired.
+   */
+  async 'keys rotate'(context) {
+    const keys = signingKeys(context);
+    const kid = await keys.rotate();
+    const retired = (await keys.list()).filter((key) => key.kid !== kid && key.retiredAt);
+    context.print(
+      [
+        `new signing key ${kid}; running servers sign with it within ${context.config.SIGNING_KEY_RELOAD_INTERVAL} s`,
+        ...retired.map((key) => `retired ${key.kid}: published until ${key.publishedUntil?.toISOString()}`),
+      ].join('\n'),
+      { kid, retired: retired.map(describe) },
+    );
+    return 0;
+  },
+
+  async 'keys list'(context) {
+    const list = await signingKeys(context).list();
+    context.print(
+      list
+        .map((key) =>
+          [
+            key.kid,
+            key.alg,
+            key.retiredAt ? `retired, published until ${key.publishedUntil?.toISOString()}` : 'signing',
+            `created ${key.createdAt.toISOString()}`,
+            key.encrypted ? 'sealed' : 'UNSEALED',
+          ].join('\t'),
+        )
+        .join('\n') || 'no signing keys (the server makes one at its first boot)',
+      list.map(describe),
+    );
+    return 0;
+  },
+};
+
+/** The key service outside Nest: the same rules and lifetimes as the server, from the same variables. */
+function signingKeys({ prisma, config }: AdminContext): SigningKeysService {
+  return new SigningKeysService(prisma, {
+    lifetimes: {
+      accessToken: config.ACCESS_TOKEN_TTL,
+      idToken: config.ID_TOKEN_TTL,
+      authorizationCode: config.AUTHORIZATION_CODE_TTL,
+      refreshTokenIdle: config.REFRESH_TOKEN_IDLE_TTL,
+      refreshTokenAbsolute: config.REFRESH_TOKEN_ABSOLUTE_TTL,
+      loginSession: config.SESSION_TTL,
+      interaction: 600,
+    },
+    ...(config.KEY_ENCRYPTION_KEY ? { keyEncryptionKey: config.KEY_ENCRYPTION_KEY } : {}),
+    signingKeys: { reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL },
+  });
+}
+
+function describe(key: SigningKeyInfo) {
+  return {
+    kid: key.kid,
+    alg: key.alg,
+    status: key.retiredAt ? 'retired' : 'signing',
+    created_at: key.createdAt.toISOString(),
+    ...(key.retiredAt ? { retired_at: key.retiredAt.toISOString() } : {}),
+    ...(key.publishedUntil ? { published_until: key.publishedUntil.toISOString() } : {}),
+    encrypted: key.encrypted,
+  };
+}

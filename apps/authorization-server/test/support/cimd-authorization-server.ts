@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import type { DynamicModule, LoggerService, Provider } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  AuthorizationServerModule,
+  UserRepository,
+  type AuthorizationServerOptions,
+  type HostLookup,
+  type MetadataDocumentFetchOverrides,
+  type ResolvedAddress,
+} from '@portcullis/authorization';
+import type { PortcullisAppModule } from '@portcullis/platform';
+import { freePort, startApp, type TestDatabase } from '@portcullis/testing';
+import { AppModule } from '../../src/app.module.js';
+import { PASSWORD, type AuthorizationServerFixture } from './authorization-server.fixture.js';
+
+/**
+ * The real AppModule, configured from `env` as usual, with test-only fetch options for client ID metadata
+ * documents (a resolver and a CA) put into the authorization server's options. The app never sets these from its
+ * environment; this is the one place they come from.
+ */
+export function appWithMetadataDocumentFetch(
+  fetchOptions: MetadataDocumentFetchOverrides,
+): PortcullisAppModule {
+  return {
+    configure(env, overrides) {
+      const configured = AppModule.configure(env, overrides);
+      let replaced = 0;
+      const imports = (configured.module.imports ?? []).map((imported) => {
+        const dynamic = imported as DynamicModule;
+        if (dynamic.module !== AuthorizationServerModule) return imported;
+        const providers = (dynamic.providers ?? []).map((provider: Provider) => {
+          const value = provider as { provide?: unknown; useValue?: AuthorizationServerOptions };
+          if (value.provide !== AUTHORIZATION_SERVER_OPTIONS || !value.useValue) return provider;
+          replaced += 1;
+          const options = value.useValue;
+          return {
+            provide: AUTHORIZATION_SERVER_OPTIONS,
+            useValue: {
+              ...options,
+              clientIdMetadataDocuments: {
+                enabled: false,
+                ...options.clientIdMetadataDocuments,
+                fetchOptions,
+              },
+            },
+          };
+        });
+        return { ...dynamic, providers };
+      });
+      if (replaced !== 1) throw new Error('the authorization server options provider was not found');
+      return { ...configured, module: { ...configured.module, imports } };
+    },
+  };
+}
+
+/** A resolver answering from a fixed table (`evil.test` -> 127.0.0.1); any other name does not resolve. */
+export function tableLookup(
+  table: Record<string, readonly string[]>,
+): HostLookup & { readonly asked: string[] } {
+  const asked: string[] = [];
+  const lookup = async (hostname: string): Promise<ResolvedAddress[]> => {
+    asked.push(hostname);
+    const addresses = table[hostname.toLowerCase()];
+    if (!addresses)
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+  return Object.assign(lookup, { asked });
+}
+
+export interface CimdServerOptions {
+  readonly fetchOptions: MetadataDocumentFetchOverrides;
+  readonly env?: Record<string, string>;
+  readonly database?: TestDatabase;
+}
+
+/**
+ * The authorization server of the fixture (issuer `http://localhost:<port>`), built by
+ * {@link appWithMetadataDocumentFetch}. `createClient` is not needed here: clients are metadata documents.
+ */
+export async function startCimdAuthorizationServer(
+  options: CimdServerOptions,
+): Promise<AuthorizationServerFixture> {
+  const port = await freePort();
+  const issuer = `http://localhost:${port}`;
+  const app = await startApp(appWithMetadataDocumentFetch(options.fetchOptions), {
+    port,
+    ...(options.database ? { database: options.database } : {}),
+    env: {
+      ISSUER: issuer,
+      COOKIE_SECRET: randomBytes(32).toString('base64url'),
+      RATE_LIMIT_TOKEN: '10000',
+      RATE_LIMIT_LOGIN: '10000',
+      ...options.env,
+    },
+  });
+  const prisma = app.database.database.prisma;
+  const users = new UserRepository(prisma);
+  return {
+    app,
+    issuer,
+    prisma,
+    createClient: () => Promise.reject(new Error('CIMD clients are documents; see startDocumentServer')),
+    async createUser(username = `user-${randomBytes(4).toString('hex')}`) {
+      const user = await users.create(username, PASSWORD);
+      return { id: user.id, username, password: PASSWORD };
+    },
+    async counts() {
+      const [codes, grants, accessTokens, refreshTokens, consents] = await Promise.all([
+        prisma.authorizationCode.count(),
+        prisma.authorizationGrant.count(),
+        prisma.accessToken.count(),
+        prisma.refreshToken.count(),
+        prisma.consent.count(),
+      ]);
+      return { codes, grants, accessTokens, refreshTokens, consents };
+    },
+    close: () => app.close(),
+  };
+}
+
+/** One warning logged through Nest's Logger. */
+export interface CapturedWarning {
+  readonly message: unknown;
+  readonly params: readonly unknown[];
+}
+
+/**
+ * Collects the warnings every Nest `Logger` of this process logs from now on (call it after the apps started:
+ * starting an app installs its own logger). The reasons of refused documents are read from here.
+ */
+export function captureWarnings(): CapturedWarning[] {
+  const warnings: CapturedWarning[] = [];
+  const ignore = () => undefined;
+  const logger: LoggerService = {
+    log: ignore,
+    error: ignore,
+    debug: ignore,
+    verbose: ignore,
+    fatal: ignore,
+    warn: (message: unknown, ...params: unknown[]) => {
+      warnings.push({ message, params });
+    },
+  };
+  Logger.overrideLogger(logger);
+  return warnings;
+}
+
+/** The refusals logged for one client ID, in order: their reason codes and their details. */
+export function refusals(
+  warnings: readonly CapturedWarning[],
+  clientId: string,
+): { reason: string; detail: string }[] {
+  return warnings
+    .map(({ message }) => message as { clientId?: unknown; reason?: unknown; detail?: unknown })
+    .filter((entry) => typeof entry === 'object' && entry !== null && entry.clientId === clientId)
+    .map((entry) => ({ reason: String(entry.reason), detail: String(entry.detail) }));
+}
+
+/** The refusal reasons logged for one client ID, in order. */
+export function refusalReasons(warnings: readonly CapturedWarning[], clientId: string): string[] {
+  return refusals(warnings, clientId).map(({ reason }) => reason);
+}

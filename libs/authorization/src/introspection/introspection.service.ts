@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { JsonValue } from '@portcullis/extensions';
+import { formatScope } from '@portcullis/protocol';
+import type { OAuthClient } from '../clients/client.js';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  type AuthorizationServerOptions,
+} from '../config/authorization-server.options.js';
+import { IssuedTokens } from './issued-tokens.service.js';
+
+/**
+ * An RFC 7662 2.2 introspection response.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7662#section-2.2
+ */
+export type IntrospectionResponse = { active: false } | ({ active: true } & Record<string, JsonValue>);
+
+const INACTIVE: IntrospectionResponse = Object.freeze({ active: false as const });
+
+/**
+ * Answers what a token is (RFC 7662 2.2). Active access tokens carry `scope`, `client_id`, `sub`, `aud`, `exp`,
+ * `iat`, `iss`, `jti` and `token_type: Bearer`. A refresh token is described only to the client it was issued to,
+ * with `token_type: refresh_token` so that no resource server can mistake it for a bearer access token (RFC 7662
+ * 4: the server may answer differently depending on who asks); any other caller sees it inactive. Everything
+ * inactive is `{"active": false}` and nothing else, so the answer tells nothing about why.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7662#section-2.2
+ * @see https://www.rfc-editor.org/rfc/rfc7662#section-4
+ */
+@Injectable()
+export class IntrospectionService {
+  constructor(
+    private readonly tokens: IssuedTokens,
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+  ) {}
+
+  async introspect(token: string, hint: string | undefined, caller: OAuthClient): Promise<IntrospectionResponse> {
+    const found = await this.tokens.find(token, hint);
+    if (!found || !(await this.tokens.isActive(found))) return INACTIVE;
+    if (found.kind === 'access_token') {
+      const { payload, record } = found;
+      return {
+        active: true,
+        scope: formatScope(record.scopes),
+        client_id: record.clientId,
+        sub: payload.sub,
+        aud: payload.aud ?? record.audience,
+        exp: payload.exp,
+        iat: payload.iat,
+        iss: this.options.issuer,
+        token_type: 'Bearer',
+        jti: payload.jti,
+      };
+    }
+    const { record, grant } = found;
+    if (grant.clientId !== caller.clientId) return INACTIVE;
+    return {
+      active: true,
+      scope: formatScope(record.scopes),
+      client_id: grant.clientId,
+      sub: grant.userId,
+      aud: grant.resource,
+      exp: Math.floor(record.expiresAt.getTime() / 1000),
+      iat: Math.floor(record.createdAt.getTime() / 1000),
+      iss: this.options.issuer,
+      token_type: 'refresh_token',
+    };
+  }
+}

@@ -1,0 +1,40 @@
+// Rules kept: RFC 7591 3 (an authorization server may require an initial access token, an OAuth 2.0 bearer token
+// presented at the registration endpoint), RFC 6750 2.1 (in the Authorization header with the Bearer scheme) and
+// 3.1 (a missing or wrong token is 401 `invalid_token` with a `WWW-Authenticate: Bearer` challenge, with error
+// details only when a token was sent). Compared in constant time over SHA-256 digests, so neither its content
+// nor its length leaks through timing.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { formatWwwAuthenticate, OAuthError } from '@portcullis/protocol';
+import type { FastifyReply } from 'fastify';
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * Throws 401 `invalid_token` (and sets the Bearer challenge on the reply) unless `authorization` carries the
+ * configured initial access token. Does nothing when none is configured.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7591#section-3
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
+ */
+export function checkInitialAccessToken(
+  expected: string | undefined,
+  authorization: string | undefined,
+  reply: FastifyReply,
+): void {
+  if (expected === undefined) return;
+  const presented = BEARER.exec(authorization ?? '')?.[1];
+  if (presented !== undefined && timingSafeEqual(digest(presented), digest(expected))) return;
+  const error = new OAuthError(
+    'invalid_token',
+    presented === undefined ? 'an initial access token is required' : 'the initial access token is invalid',
+  );
+  // RFC 6750 3.1: a request without any credentials gets a challenge without error details.
+  const params: Record<string, string> =
+    presented === undefined ? {} : { error: error.code, error_description: error.description ?? '' };
+  reply.header('www-authenticate', formatWwwAuthenticate({ scheme: 'Bearer', params }));
+  throw error;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
