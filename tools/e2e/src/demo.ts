@@ -46,7 +46,11 @@ async function ensureStack(): Promise<void> {
     record('stack', true, `using the running stack (${ISSUER}, ${resourceOrigin})`);
     return;
   }
-  for (const app of ['authorization-server', 'protected-server']) {
+  const missing = [
+    ...((await healthy(ISSUER)) ? [] : ['authorization-server']),
+    ...((await healthy(resourceOrigin)) ? [] : ['protected-server']),
+  ];
+  for (const app of missing) {
     const child = spawn(process.execPath, [join(root, `apps/${app}/dist/main.js`)], {
       cwd: root,
       // The demo's client ID metadata document is served on loopback: allowed only for a loopback issuer.
@@ -57,14 +61,14 @@ async function ensureStack(): Promise<void> {
   }
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
+    if (started.some((child) => child.exitCode !== null)) break;
     if ((await healthy(ISSUER)) && (await healthy(resourceOrigin))) {
-      record('stack', true, `started the authorization server and the protected server on embedded databases`);
+      record('stack', true, `started ${missing.join(' and ')} on embedded databases`);
       return;
     }
-    if (started.some((child) => child.exitCode !== null)) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error('the stack did not become healthy (is something else on ports 4000 and 4100?)');
+  throw new Error('the stack did not start (see its error above; is something else on ports 4000 and 4100?)');
 }
 
 /** Serves this client's client ID metadata document on loopback (development: the issuer is loopback too). */

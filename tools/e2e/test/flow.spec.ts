@@ -6,6 +6,8 @@ import {
   type AuthorizedFetch,
 } from '@portcullis/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { FormUserAgent } from '../src/form-user-agent.js';
 import { startStack, type Stack } from './support/stack.js';
 
@@ -40,6 +42,7 @@ describe('the client SDK against the real authorization server and protected ser
   let clientId: string;
   beforeAll(async () => {
     stack = await startStack({
+      authorizationServerEnv: { CIMD_ALLOW_LOOPBACK: 'true' },
       before: async (admin) => {
         const created = await admin('clients', 'create', '--name', 'E2E client', '--redirect-uri', 'http://127.0.0.1/callback', '--json');
         expect(created.code).toBe(0);
@@ -111,4 +114,62 @@ describe('the client SDK against the real authorization server and protected ser
     expect(userAgent.shown.consent).toBeLessThanOrEqual(4);
     await mcp.close();
   });
+
+  it('gets a client ID by dynamic registration when it has no other, and calls a tool', async () => {
+    const userAgent = new FormUserAgent(stack.user);
+    const progress: string[] = [];
+    const authorizedFetch = createAuthorizedFetch({
+      resource: stack.resource,
+      userAgent,
+      onProgress: (event) => progress.push(`${event.step}: ${event.message}`),
+    });
+    const mcp = await connect(authorizedFetch, stack.resource);
+    const created = await mcp.callTool({ name: 'notes_create', arguments: { title: 'registered dynamically' } });
+    expect(created.isError).toBeFalsy();
+    const registered = progress.find((line) => line.startsWith('client_id:'));
+    expect(registered).toMatch(/regist/i);
+    const summary = await authorizedFetch.tokens();
+    expect(summary?.clientId).toMatch(/^dcr_/);
+    await mcp.close();
+  });
+
+  it('uses a client ID metadata document the authorization server fetches, and calls a tool', async () => {
+    const userAgent = new FormUserAgent(stack.user);
+    const { url, server, fetches } = await serveClientMetadata(userAgent.redirectUris);
+    try {
+      const authorizedFetch = createAuthorizedFetch({ resource: stack.resource, userAgent, clientMetadataUrl: url });
+      const mcp = await connect(authorizedFetch, stack.resource);
+      const listed = await mcp.callTool({ name: 'notes_list', arguments: {} });
+      expect(listed.isError).toBeFalsy();
+      expect((await authorizedFetch.tokens())?.clientId).toBe(url);
+      expect(fetches()).toBeGreaterThanOrEqual(1);
+      await mcp.close();
+    } finally {
+      server.close();
+    }
+  });
 });
+
+/** A client ID metadata document on loopback http: the development form, fetched by a loopback issuer only. */
+async function serveClientMetadata(
+  redirectUris: readonly string[],
+): Promise<{ url: string; server: Server; fetches: () => number }> {
+  let count = 0;
+  let url = '';
+  const server = createServer((request, response) => {
+    count += 1;
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        client_id: url,
+        client_name: 'E2E metadata document client',
+        redirect_uris: redirectUris,
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'none',
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/e2e/client.json`;
+  return { url, server, fetches: () => count };
+}
