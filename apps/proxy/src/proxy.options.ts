@@ -1,0 +1,35 @@
+/**
+ * The upstream authorization server the proxy signs people in at, with the one static client it holds there.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-2
+ */
+export interface UpstreamOptions {
+  /** The upstream's issuer identifier; its metadata is discovered from it (RFC 8414 3, OIDC Discovery 4). */
+  readonly issuer: string;
+  readonly clientId: string;
+  /** Absent: the proxy is a public client upstream and relies on PKCE alone. */
+  readonly clientSecret?: string;
+  /** Scopes asked of the upstream; with `openid` the sign-in is OpenID Connect and carries a `nonce`. */
+  readonly scopes: readonly string[];
+  /** Upper bound, in milliseconds, on each upstream operation (discovery, code exchange, UserInfo). */
+  readonly timeoutMs: number;
+  /** The proxy's callback, registered upstream: `<issuer>/upstream/callback`. */
+  readonly redirectUri: string;
+}
+
+/** What the proxy adds to the authorization server it is built from. */
+export interface ProxyOptions {
+  readonly upstream: UpstreamOptions;
+  /** 32 bytes sealing upstream tokens, code verifiers and interaction handles at rest (AES-256-GCM). */
+  readonly sealingKey: Uint8Array;
+  /** Seconds a consent cookie lets a browser skip the consent page for one client. */
+  readonly consentCookieTtl: number;
+  /** A dynamically registered client younger than this many seconds gets a warning on the consent page. */
+  readonly recentClientAge: number;
+}
+
+/** Injection token of the {@link ProxyOptions}. */
+export const PROXY_OPTIONS = 'portcullis:proxy-options';
+
+/** How long the upstream `state` of one sign-in is valid (details.md "Confused deputy": about 10 minutes). */
+export const UPSTREAM_STATE_TTL_SECONDS = 600;

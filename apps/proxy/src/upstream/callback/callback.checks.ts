@@ -1,0 +1,21 @@
+import type { CallbackCheck } from './callback-check.js';
+import { browserBindingCheck } from './checks/browser-binding.check.js';
+import { pendingAuthorizationCheck } from './checks/pending-authorization.check.js';
+import { singleParametersCheck } from './checks/single-parameters.check.js';
+import { stateCheck } from './checks/state.check.js';
+import { upstreamResponseCheck } from './checks/upstream-response.check.js';
+
+/**
+ * The upstream callback's checks, in the order they run. Everything the proxy holds is checked before the
+ * upstream is asked anything, so a forged or replayed callback costs no upstream request.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.7.1
+ * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
+ */
+export const CALLBACK_CHECKS: readonly CallbackCheck[] = [
+  singleParametersCheck,
+  stateCheck,
+  browserBindingCheck,
+  pendingAuthorizationCheck,
+  upstreamResponseCheck,
+];

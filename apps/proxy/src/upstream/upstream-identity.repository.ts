@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthenticatedUser } from '@portcullis/authorization';
+import { Prisma, PrismaClient } from '@portcullis/persistence';
+
+/**
+ * Stored instead of a password hash for people who sign in upstream: not an argon2 PHC string, so no password
+ * ever verifies against it.
+ */
+const NO_PASSWORD = '!upstream';
+
+/**
+ * Local users for upstream identities. The key is the upstream's `iss` and `sub` together (OIDC Core 5.7: only
+ * that pair identifies a person; an email or a username may be reassigned), and the local user's id becomes the
+ * `sub` of the proxy's own tokens, so no upstream identifier leaves the proxy inside a token.
+ *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#ClaimStability
+ */
+@Injectable()
+export class UpstreamIdentities {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  /** The local user of `issuer` + `subject`, created on first sign-in. */
+  async userFor(issuer: string, subject: string, displayName: string): Promise<AuthenticatedUser> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const existing = await this.prisma.upstreamIdentity.findUnique({
+        where: { issuer_subject: { issuer, subject } },
+      });
+      if (existing) {
+        await this.prisma.upstreamIdentity.update({
+          where: { issuer_subject: { issuer, subject } },
+          data: { lastSignInAt: new Date() },
+        });
+        return { id: existing.userId, username: displayName };
+      }
+      try {
+        const user = await this.prisma.$transaction(async (tx) => {
+          const created = await tx.user.create({
+            data: { username: localUsername(issuer, subject), passwordHash: NO_PASSWORD },
+          });
+          await tx.upstreamIdentity.create({
+            data: { issuer, subject, userId: created.id, lastSignInAt: new Date() },
+          });
+          return created;
+        });
+        return { id: user.id, username: displayName };
+      } catch (error) {
+        // Two first sign-ins of one person at once: the other one created the user; read it on the next turn.
+        if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
+      }
+    }
+    throw new Error('the upstream identity could not be stored');
+  }
+}
+
+/** Unique per upstream identity and readable in `portcullis-admin users list`: `<sub>@<issuer without scheme>`. */
+export function localUsername(issuer: string, subject: string): string {
+  return `${subject}@${issuer.replace(/^https?:\/\//, '')}`;
+}

@@ -1,0 +1,103 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { open, seal } from '@portcullis/authorization';
+import { PrismaClient } from '@portcullis/persistence';
+import { PROXY_OPTIONS, UPSTREAM_STATE_TTL_SECONDS, type ProxyOptions } from '../proxy.options.js';
+
+/** One upstream sign-in in progress, as the callback needs it. */
+export interface UpstreamSignInState {
+  /** The pending authorization's handle (opened). */
+  readonly interaction: string;
+  readonly clientId: string;
+  /** SHA-256 of the browser-binding cookie of the browser that consented. */
+  readonly browserBinding: string;
+  readonly codeVerifier: string;
+  readonly nonce?: string;
+  /** Empty when a consent cookie skipped the consent page. */
+  readonly approvedScopes: readonly string[];
+}
+
+/** What {@link UpstreamStates.take} found for a `state`. */
+export type TakenState =
+  | { readonly outcome: 'taken'; readonly state: UpstreamSignInState }
+  /** Never issued, or already taken (a replay). */
+  | { readonly outcome: 'unknown' }
+  /** Issued, but older than 10 minutes; it is deleted now. */
+  | { readonly outcome: 'expired' };
+
+/**
+ * The server-side record behind each upstream `state`: created only after the user consented, stored by the
+ * SHA-256 of the random `state` (a database reader cannot answer a callback), secrets sealed, taken exactly once,
+ * valid 10 minutes.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.7.1 (state as a one-time CSRF token bound to the browser)
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.12
+ */
+@Injectable()
+export class UpstreamStates {
+  readonly #key: Uint8Array;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    @Inject(PROXY_OPTIONS) options: ProxyOptions,
+  ) {
+    this.#key = options.sealingKey;
+  }
+
+  /** A fresh `state`: 256 random bits. */
+  static newState(): string {
+    return randomBytes(32).toString('base64url');
+  }
+
+  /** Stores the sign-in that `state` (from {@link UpstreamStates.newState}) stands for. */
+  async create(state: string, signIn: UpstreamSignInState): Promise<void> {
+    const id = hash(state);
+    await this.prisma.upstreamState.create({
+      data: {
+        id,
+        interaction: seal(signIn.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
+        clientId: signIn.clientId,
+        browserBinding: signIn.browserBinding,
+        codeVerifier: seal(signIn.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
+        nonce: signIn.nonce ?? null,
+        approvedScopes: [...signIn.approvedScopes],
+        expiresAt: new Date(Date.now() + UPSTREAM_STATE_TTL_SECONDS * 1000),
+      },
+    });
+  }
+
+  /**
+   * Removes the record of `state` and returns it; only the one caller that removed it gets it, so a replayed or
+   * concurrent second callback finds nothing.
+   */
+  async take(state: string): Promise<TakenState> {
+    const id = hash(state);
+    const row = await this.prisma.upstreamState.findUnique({ where: { id } });
+    if (!row) return { outcome: 'unknown' };
+    const { count } = await this.prisma.upstreamState.deleteMany({ where: { id } });
+    if (count !== 1) return { outcome: 'unknown' };
+    if (row.expiresAt.getTime() <= Date.now()) return { outcome: 'expired' };
+    return {
+      outcome: 'taken',
+      state: {
+        interaction: open(row.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
+        clientId: row.clientId,
+        browserBinding: row.browserBinding,
+        codeVerifier: open(row.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
+        ...(row.nonce ? { nonce: row.nonce } : {}),
+        approvedScopes: row.approvedScopes,
+      },
+    };
+  }
+
+  /** Deletes every record past its lifetime. */
+  async purgeExpired(now = new Date()): Promise<number> {
+    const { count } = await this.prisma.upstreamState.deleteMany({ where: { expiresAt: { lte: now } } });
+    return count;
+  }
+}
+
+/** SHA-256, base64url: how `state` values and browser bindings are stored. */
+export function hash(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}

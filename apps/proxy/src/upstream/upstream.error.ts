@@ -1,0 +1,86 @@
+/** Why an upstream operation failed, in the words the error page uses. */
+export type UpstreamFailure =
+  /** No answer within `UPSTREAM_TIMEOUT_MS`. */
+  | 'timeout'
+  /** No connection, or an answer that is not HTTP. */
+  | 'unreachable'
+  /** The upstream answered, but with an error or with something that failed a check (iss, nonce, signature). */
+  | 'rejected'
+  /** The user said no at the upstream (`access_denied`). */
+  | 'denied';
+
+/**
+ * An upstream operation failed. The cause is logged; the user sees only {@link UpstreamError.failure}, because an
+ * upstream's error text is not ours to show (RFC 9207 2.4: not even when `iss` is wrong).
+ */
+export class UpstreamError extends Error {
+  constructor(
+    readonly failure: UpstreamFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'UpstreamError';
+  }
+
+  /** Classifies anything openid-client, fetch or a deadline threw. */
+  static from(error: unknown, operation: string): UpstreamError {
+    if (error instanceof UpstreamError) return error;
+    const chain = causes(error);
+    if (chain.some((cause) => cause.name === 'TimeoutError' || cause.name === 'AbortError')) {
+      return new UpstreamError('timeout', `${operation}: the upstream did not answer in time`, {
+        cause: error,
+      });
+    }
+    if (
+      chain.some((cause) => cause.name === 'AuthorizationResponseError' && hasCode(cause, 'access_denied'))
+    ) {
+      return new UpstreamError('denied', `${operation}: the user denied the request upstream`, {
+        cause: error,
+      });
+    }
+    if (chain.some(isConnectionFailure)) {
+      return new UpstreamError('unreachable', `${operation}: the upstream could not be reached`, {
+        cause: error,
+      });
+    }
+    return new UpstreamError('rejected', `${operation}: ${chain[0]?.message ?? String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The error and its causes; not by `instanceof Error`, since fetch's errors may come from another realm. */
+function causes(error: unknown): Error[] {
+  const chain: Error[] = [];
+  let current: unknown = error;
+  while (typeof current === 'object' && current !== null && 'message' in current && chain.length < 8) {
+    chain.push(current as Error);
+    current = (current as Error).cause;
+  }
+  return chain;
+}
+
+/** Codes of a connection that never carried an answer (Node's net errors and undici's socket errors). */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+]);
+
+function isConnectionFailure(error: Error): boolean {
+  const code = (error as Error & { code?: unknown }).code;
+  // Compared by name, not instanceof: fetch's TypeError may come from another realm.
+  return (
+    (typeof code === 'string' && CONNECTION_CODES.has(code)) ||
+    (error.name === 'TypeError' && /fetch failed/i.test(error.message))
+  );
+}
+
+function hasCode(error: Error, code: string): boolean {
+  return (error as Error & { error?: unknown }).error === code;
+}
