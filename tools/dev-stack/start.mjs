@@ -6,9 +6,16 @@ import { fileURLToPath } from 'node:url';
 import concurrently from 'concurrently';
 
 export const APPS = [
-  { name: 'authorization-server', port: 4000, color: 'cyan' },
-  { name: 'protected-server', port: 4100, color: 'magenta' },
-  { name: 'proxy', port: 4200, color: 'yellow' },
+  // Loopback client ID metadata documents: the development form `npm run demo` uses (the issuer is loopback).
+  { name: 'authorization-server', port: 4000, color: 'cyan', env: { CIMD_ALLOW_LOOPBACK: 'true' } },
+  // The proxy issues tokens for the protected server too; clients still see the authorization server first.
+  {
+    name: 'protected-server',
+    port: 4100,
+    color: 'magenta',
+    env: { EXTRA_AUTHORIZATION_SERVERS: 'http://localhost:4200' },
+  },
+  { name: 'proxy', port: 4200, color: 'yellow', env: {} },
 ];
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -51,7 +58,7 @@ const { commands, result } = concurrently(
     // `exec` replaces the shell concurrently starts, so the signal and the exit status are the app's own.
     command: `exec node apps/${app.name}/dist/main.js`,
     prefixColor: app.color,
-    env: { PORT: String(app.port) },
+    env: { PORT: String(app.port), ...app.env },
   })),
   { cwd: root, killOthersOn: ['failure'], prefix: 'name', handleInput: false },
 );

@@ -40,6 +40,21 @@ export const envSchema = baseEnvSchema({ port: 4100 })
           'must be an https issuer URL (http only on loopback)',
         ),
     ),
+    /**
+     * More issuers whose tokens are accepted (space-separated), published after AUTHORIZATION_SERVER in
+     * `authorization_servers`: the proxy, in the development stack.
+     */
+    EXTRA_AUTHORIZATION_SERVERS: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .default('')
+        .transform((value) => value.split(' ').filter(Boolean))
+        .refine(
+          (issuers) => issuers.every((issuer) => IssuerUrlSchema.safeParse(issuer).success),
+          'must be space-separated https issuer URLs (http only on loopback)',
+        ),
+    ),
     /** The MCP authorization revision whose resource-server behaviour applies. */
     SPEC_REVISION: z.preprocess(
       unsetIfEmpty,

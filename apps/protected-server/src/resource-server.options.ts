@@ -9,7 +9,7 @@ import { NOTES_SCOPE_HIERARCHY, NOTES_SCOPES } from './notes/notes.scopes.js';
 export function resourceServerOptions(env: Env): ResourceServerOptions {
   return {
     resource: env.RESOURCE_URI,
-    authorizationServers: [env.AUTHORIZATION_SERVER],
+    authorizationServers: [...new Set([env.AUTHORIZATION_SERVER, ...env.EXTRA_AUTHORIZATION_SERVERS])],
     scopesSupported: NOTES_SCOPES,
     scopeHierarchy: NOTES_SCOPE_HIERARCHY,
     revision: env.SPEC_REVISION,

@@ -109,7 +109,8 @@ describe('the login and consent forms', () => {
     const ua = new HeadlessUserAgent();
     const login = await ua.follow(await ua.get(authorizationRequest(as, client).url));
     const submitted = await ua.submit(login.form(), { username: user.username, password: user.password });
-    const cookie = submitted.headers.getSetCookie().find((value) => value.startsWith('portcullis-session='));
+    const port = new URL(as.issuer).port;
+    const cookie = submitted.headers.getSetCookie().find((value) => value.startsWith(`portcullis-session-${port}=`));
     expect(cookie).toMatch(/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
   });
 });

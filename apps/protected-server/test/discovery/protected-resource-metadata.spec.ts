@@ -3,10 +3,7 @@ import { ProtectedResourceMetadataSchema } from '@portcullis/metadata';
 import { protectedResourceMetadataUrls } from '@portcullis/protocol';
 import { bearerChallengeOf, callTool, modernMessage, postMcp, toolJson } from '../support/mcp-requests.js';
 import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
-import {
-  startTestAuthorizationServer,
-  type TestAuthorizationServer,
-} from '@portcullis/testing';
+import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 
 describe('discovery from the first 401 (spec 3.1 steps 1-2)', () => {
   let as: TestAuthorizationServer;
@@ -49,5 +46,46 @@ describe('discovery from the first 401 (spec 3.1 steps 1-2)', () => {
     };
     const token = await as.mint({ claims: { aud: metadata.resource, scope: 'notes:read' } });
     expect(await toolJson<unknown[]>(await callTool(app, token, 'notes_list'))).toEqual([]);
+  });
+});
+
+describe('EXTRA_AUTHORIZATION_SERVERS', () => {
+  let first: TestAuthorizationServer;
+  let second: TestAuthorizationServer;
+  let app: ProtectedServer;
+
+  beforeAll(async () => {
+    first = await startTestAuthorizationServer({ audience: 'set per token' });
+    second = await startTestAuthorizationServer({ audience: 'set per token' });
+    app = await startProtectedServer({
+      authorizationServer: first.issuer,
+      env: { EXTRA_AUTHORIZATION_SERVERS: second.issuer },
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await second?.close();
+    await first?.close();
+  });
+
+  it('lists every issuer in the metadata, the main one first, and accepts tokens from each', async () => {
+    const metadata = (await (await fetch(protectedResourceMetadataUrls(app.resource)[0]!)).json()) as {
+      authorization_servers: string[];
+    };
+    expect(metadata.authorization_servers).toEqual([first.issuer, second.issuer]);
+    for (const issuer of [first, second]) {
+      const token = await issuer.mint({ claims: { aud: app.resource, scope: 'notes:read' } });
+      const response = await postMcp(app, modernMessage('tools/list'), { token });
+      expect(response.status).toBe(200);
+    }
+  });
+
+  it('refuses a value that is not a list of issuer URLs, naming the variable', async () => {
+    await expect(
+      startProtectedServer({
+        authorizationServer: first.issuer,
+        env: { EXTRA_AUTHORIZATION_SERVERS: 'http://evil.example' },
+      }),
+    ).rejects.toThrow('EXTRA_AUTHORIZATION_SERVERS must be space-separated https issuer URLs');
   });
 });

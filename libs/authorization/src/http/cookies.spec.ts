@@ -15,11 +15,12 @@ describe('cookies', () => {
   });
 
   it('uses the __Host- prefix with Secure under https only', () => {
-    expect(cookieName('s', true)).toBe('__Host-s');
+    expect(cookieName('s', new URL('https://auth.example.com:8443'))).toBe('__Host-s');
     expect(serializeCookie('__Host-s', 'v', { secure: true, maxAge: 60 })).toBe(
       '__Host-s=v; Path=/; HttpOnly; SameSite=Lax; Secure; Max-Age=60',
     );
-    expect(cookieName('s', false)).toBe('s');
+    expect(cookieName('s', new URL('http://localhost:4000'))).toBe('s-4000');
+    expect(cookieName('s', new URL('http://localhost'))).toBe('s-80');
     expect(serializeCookie('s', 'v', { secure: false })).toBe('s=v; Path=/; HttpOnly; SameSite=Lax');
   });
 

@@ -53,7 +53,12 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   return parts.join('; ');
 }
 
-/** The cookie name for the issuer's scheme: `__Host-<base>` under https, `<base>` under plain-http loopback. */
-export function cookieName(base: string, secure: boolean): string {
-  return secure ? `__Host-${base}` : base;
+/**
+ * The cookie name for an issuer: `__Host-<base>` under https; on a plain-http loopback issuer (development),
+ * `<base>-<port>`, because browsers share cookies between ports of one host and the authorization server and the
+ * proxy of the development stack both run on `localhost`.
+ */
+export function cookieName(base: string, issuer: URL): string {
+  if (issuer.protocol === 'https:') return `__Host-${base}`;
+  return `${base}-${issuer.port || '80'}`;
 }

@@ -28,9 +28,10 @@ export class SessionService {
     private readonly prisma: PrismaClient,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {
-    this.#secure = new URL(options.issuer).protocol === 'https:';
-    this.#sessionCookie = cookieName('portcullis-session', this.#secure);
-    this.#bindingCookie = cookieName('portcullis-browser', this.#secure);
+    const issuer = new URL(options.issuer);
+    this.#secure = issuer.protocol === 'https:';
+    this.#sessionCookie = cookieName('portcullis-session', issuer);
+    this.#bindingCookie = cookieName('portcullis-browser', issuer);
   }
 
   /** The live session of this browser, if any. */
