@@ -30,7 +30,9 @@ export class DevelopmentSetup implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.COOKIE_SECRET) {
-      this.#logger.warn('COOKIE_SECRET is not set: using a random one, so sign-ins end when this process stops');
+      this.#logger.warn(
+        'COOKIE_SECRET is not set: using a random one, so sign-ins end when this process stops',
+      );
     }
     if (!seedsDemoUser(this.config)) return;
     const created = await this.users.ensure('demo', this.config.DEMO_PASSWORD);
@@ -48,7 +50,9 @@ export class DevelopmentSetup implements OnApplicationBootstrap {
         origin: 'preregistered',
         secretHash: hashClientSecret(DEVELOPMENT_PROXY_CLIENT.clientSecret),
       });
-      this.#logger.warn(`development: created client "${DEVELOPMENT_PROXY_CLIENT.clientId}" for the local proxy`);
+      this.#logger.warn(
+        `development: created client "${DEVELOPMENT_PROXY_CLIENT.clientId}" for the local proxy`,
+      );
     }
   }
 }

@@ -1,17 +1,16 @@
-import { hkdfSync, randomBytes } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import {
   AuthorizationServerModule,
+  authorizationServerOptionsFromEnv,
   type AuthorizationServerOptions,
   type MetadataDocumentFetchOverrides,
 } from '@portcullis/authorization';
-import { ExtensionRegistry } from '@portcullis/extensions';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
-import { getRevision } from '@portcullis/revisions';
 import { ClientTrust } from './consent/client-trust.js';
 import { ConsentCookies } from './consent/consent-cookie.js';
 import { UpstreamConsentController } from './consent/upstream-consent.controller.js';
-import { DEFAULT_RESOURCES, DEVELOPMENT_UPSTREAM, envSchema, type Env } from './env.schema.js';
+import { DEVELOPMENT_UPSTREAM, envSchema, type Env } from './env.schema.js';
 import { UpstreamHousekeeping } from './housekeeping/upstream-housekeeping.service.js';
 import { PROXY_OPTIONS, type ProxyOptions } from './proxy.options.js';
 import { UpstreamCallbackController } from './upstream/callback/upstream-callback.controller.js';
@@ -89,49 +88,9 @@ export class AppModule {
 }
 
 function authorizationOptions(config: Env, host: ProxyHostOptions): AuthorizationServerOptions {
-  const resources = config.RESOURCES ?? DEFAULT_RESOURCES;
-  return {
-    issuer: config.ISSUER,
-    revision: config.SPEC_REVISION,
-    resources: resources.map((resource) => ({
-      uri: resource.uri,
-      scopesSupported: resource.scopes_supported,
-      ...(resource.name ? { name: resource.name } : {}),
-      ...(resource.scope_hierarchy ? { scopeHierarchy: resource.scope_hierarchy } : {}),
-    })),
-    lifetimes: {
-      accessToken: config.ACCESS_TOKEN_TTL,
-      idToken: config.ID_TOKEN_TTL,
-      authorizationCode: config.AUTHORIZATION_CODE_TTL,
-      refreshTokenIdle: config.REFRESH_TOKEN_IDLE_TTL,
-      refreshTokenAbsolute: config.REFRESH_TOKEN_ABSOLUTE_TTL,
-      loginSession: config.SESSION_TTL,
-      interaction: 600,
-    },
-    ...(config.KEY_ENCRYPTION_KEY ? { keyEncryptionKey: config.KEY_ENCRYPTION_KEY } : {}),
-    // Without COOKIE_SECRET (development only; production requires it) sessions end when the process does.
-    cookieSecret: config.COOKIE_SECRET ? Buffer.from(config.COOKIE_SECRET, 'utf8') : randomBytes(32),
-    extensions: new ExtensionRegistry([]),
-    rateLimits: {
-      token: config.RATE_LIMIT_TOKEN,
-      login: config.RATE_LIMIT_LOGIN,
-      register: config.RATE_LIMIT_REGISTER,
-    },
-    registration: {
-      enabled: config.DCR_ENABLED === 'true',
-      ...(config.DCR_INITIAL_ACCESS_TOKEN ? { initialAccessToken: config.DCR_INITIAL_ACCESS_TOKEN } : {}),
-    },
-    signingKeys: { reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL },
-    ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
-    clientIdMetadataDocuments: {
-      enabled:
-        config.CIMD_ENABLED === undefined
-          ? getRevision(config.SPEC_REVISION).supports('client-id-metadata-documents')
-          : config.CIMD_ENABLED === 'true',
-      allowLoopback: config.CIMD_ALLOW_LOOPBACK === 'true',
-      ...(host.metadataDocumentFetch ? { fetchOptions: host.metadataDocumentFetch } : {}),
-    },
-  };
+  return authorizationServerOptionsFromEnv(config, {
+    ...(host.metadataDocumentFetch ? { metadataDocumentFetch: host.metadataDocumentFetch } : {}),
+  });
 }
 
 function proxyOptions(config: Env, options: AuthorizationServerOptions): ProxyOptions {

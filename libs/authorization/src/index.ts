@@ -54,3 +54,12 @@ export { MAX_REDIRECT_URIS } from './registration/checks/redirect-uris.check.js'
 export { IntrospectionService, type IntrospectionResponse } from './introspection/introspection.service.js';
 export { IssuedTokens, type IssuedToken } from './introspection/issued-tokens.service.js';
 export { RevocationService, type RevocationOutcome } from './revocation/revocation.service.js';
+export {
+  authorizationServerEnvFields,
+  authorizationServerOptionsFromEnv,
+  checkAuthorizationServerEnv,
+  DEFAULT_RESOURCES,
+  IssuerEnvSchema,
+  type AuthorizationServerEnv,
+  type AuthorizationServerHostOptions,
+} from './config/authorization-server.env.js';

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { DynamicModule, LoggerService, Provider } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import {
-  AUTHORIZATION_SERVER_OPTIONS,
-  AuthorizationServerModule,
   UserRepository,
-  type AuthorizationServerOptions,
   type HostLookup,
   type MetadataDocumentFetchOverrides,
   type ResolvedAddress,
@@ -17,41 +14,14 @@ import { PASSWORD, type AuthorizationServerFixture } from './authorization-serve
 
 /**
  * The real AppModule, configured from `env` as usual, with test-only fetch options for client ID metadata
- * documents (a resolver and a CA) put into the authorization server's options. The app never sets these from its
- * environment; this is the one place they come from.
+ * documents (a resolver and a CA), which the app never takes from its environment.
  */
 export function appWithMetadataDocumentFetch(
   fetchOptions: MetadataDocumentFetchOverrides,
 ): PortcullisAppModule {
   return {
-    configure(env, overrides) {
-      const configured = AppModule.configure(env, overrides);
-      let replaced = 0;
-      const imports = (configured.module.imports ?? []).map((imported) => {
-        const dynamic = imported as DynamicModule;
-        if (dynamic.module !== AuthorizationServerModule) return imported;
-        const providers = (dynamic.providers ?? []).map((provider: Provider) => {
-          const value = provider as { provide?: unknown; useValue?: AuthorizationServerOptions };
-          if (value.provide !== AUTHORIZATION_SERVER_OPTIONS || !value.useValue) return provider;
-          replaced += 1;
-          const options = value.useValue;
-          return {
-            provide: AUTHORIZATION_SERVER_OPTIONS,
-            useValue: {
-              ...options,
-              clientIdMetadataDocuments: {
-                enabled: false,
-                ...options.clientIdMetadataDocuments,
-                fetchOptions,
-              },
-            },
-          };
-        });
-        return { ...dynamic, providers };
-      });
-      if (replaced !== 1) throw new Error('the authorization server options provider was not found');
-      return { ...configured, module: { ...configured.module, imports } };
-    },
+    configure: (env, overrides) =>
+      AppModule.configure(env, overrides, { metadataDocumentFetch: fetchOptions }),
   };
 }
 

@@ -1,0 +1,219 @@
+import { isLoopbackHostname } from '@portcullis/metadata';
+import { canonicalizeResourceUri, isScopeToken } from '@portcullis/protocol';
+import { getRevision, isRevisionId, LATEST_REVISION, type RevisionId } from '@portcullis/revisions';
+import { ExtensionRegistry } from '@portcullis/extensions';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { MetadataDocumentFetchOverrides } from '../clients/metadata-documents/client-id-metadata-documents.options.js';
+import { parseKeyEncryptionKey } from '../keys/key-encryption.js';
+import type { AuthorizationServerOptions } from './authorization-server.options.js';
+
+/**
+ * The environment variables of an app built on these modules (the authorization server, the proxy), as zod fields
+ * an app adds to its `env.schema.ts`, and the one mapping from them to {@link AuthorizationServerOptions}. See the
+ * README's configuration tables.
+ */
+
+const seconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10 * 365 * 86_400)
+    .default(fallback);
+
+/**
+ * An issuer identifier: an absolute https URL (RFC 8414 2; spec 5.6.1), or http on a loopback host for
+ * development; no query, fragment, userinfo or trailing slash, because it is compared byte for byte.
+ */
+export const IssuerEnvSchema = z.string().superRefine((value, context) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'must be an absolute URL' });
+    return;
+  }
+  if (url.search || url.hash || url.username || url.password || value.includes('#') || value.includes('?')) {
+    context.addIssue({ code: 'custom', message: 'must not have a query, fragment or userinfo' });
+  } else if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
+    context.addIssue({ code: 'custom', message: 'must be https (http only on a loopback host)' });
+  } else if (value.endsWith('/')) {
+    context.addIssue({ code: 'custom', message: 'must not end with /' });
+  }
+});
+
+const ResourceSchema = z.object({
+  uri: z.string().refine((uri) => {
+    try {
+      return canonicalizeResourceUri(uri) === uri;
+    } catch {
+      return false;
+    }
+  }, 'must be a canonical resource URI (lowercase scheme and host, no fragment, no trailing slash)'),
+  name: z.string().min(1).optional(),
+  scopes_supported: z.array(z.string().refine(isScopeToken, 'must be a scope token')).min(1),
+  scope_hierarchy: z.record(z.string(), z.array(z.string())).optional(),
+});
+
+/** The default resource: the local protected server and its notes scopes. */
+export const DEFAULT_RESOURCES: readonly z.infer<typeof ResourceSchema>[] = [
+  {
+    uri: 'http://localhost:4100/mcp',
+    name: 'Portcullis notes (local protected server)',
+    scopes_supported: ['notes:read', 'notes:write'],
+    scope_hierarchy: { notes: ['notes:read', 'notes:write'], 'notes:write': ['notes:read'] },
+  },
+];
+
+const resources = z
+  .string()
+  .transform((text, context) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({ code: 'custom', message: 'must be a JSON array of resources' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(ResourceSchema).min(1));
+
+const secret = z
+  .string()
+  .min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 32`)')
+  .optional();
+
+/** The variables every app built on these modules reads, with `ISSUER` defaulting to `defaultIssuer`. */
+export function authorizationServerEnvFields(defaultIssuer: string) {
+  return {
+    ISSUER: IssuerEnvSchema.default(defaultIssuer),
+    SPEC_REVISION: z
+      .string()
+      .refine(isRevisionId, 'must be 2025-06-18 or 2026-07-28')
+      .default(LATEST_REVISION)
+      .transform((value) => value as RevisionId),
+    RESOURCES: resources.optional(),
+    ACCESS_TOKEN_TTL: seconds(300),
+    ID_TOKEN_TTL: seconds(300),
+    AUTHORIZATION_CODE_TTL: seconds(60),
+    REFRESH_TOKEN_IDLE_TTL: seconds(14 * 86_400),
+    REFRESH_TOKEN_ABSOLUTE_TTL: seconds(30 * 86_400),
+    SESSION_TTL: seconds(8 * 3600),
+    KEY_ENCRYPTION_KEY: z
+      .string()
+      .transform((text, context) => {
+        const key = parseKeyEncryptionKey(text);
+        if (!key) {
+          context.addIssue({
+            code: 'custom',
+            message: 'must be 32 bytes as 64 hex digits or base64 (openssl rand -base64 32)',
+          });
+          return z.NEVER;
+        }
+        return key;
+      })
+      .optional(),
+    COOKIE_SECRET: secret,
+    REDIS_URL: z.string().url('must be a redis:// URL').optional(),
+    RATE_LIMIT_TOKEN: z.coerce.number().int().min(1).default(120),
+    RATE_LIMIT_LOGIN: z.coerce.number().int().min(1).default(20),
+    RATE_LIMIT_REGISTER: z.coerce.number().int().min(1).default(20),
+    // RFC 7591 registration: on under both revisions (2026-07-28 deprecates it, see the README).
+    DCR_ENABLED: z.enum(['true', 'false']).default('true'),
+    DCR_INITIAL_ACCESS_TOKEN: secret,
+    SIGNING_KEY_RELOAD_INTERVAL: seconds(30),
+    CIMD_ENABLED: z.enum(['true', 'false']).optional(),
+    CIMD_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
+  };
+}
+
+/** The parsed variables of {@link authorizationServerEnvFields}, with the base `NODE_ENV`. */
+export type AuthorizationServerEnv = z.output<
+  z.ZodObject<ReturnType<typeof authorizationServerEnvFields>>
+> & {
+  NODE_ENV: string;
+};
+
+/**
+ * The cross-variable rules: loopback documents only for a loopback issuer (details.md), and in production the
+ * secrets that development may do without. Call it from the app schema's `superRefine`.
+ */
+export function checkAuthorizationServerEnv(env: AuthorizationServerEnv, context: z.RefinementCtx): void {
+  if (env.CIMD_ALLOW_LOOPBACK === 'true' && !hasLoopbackHost(env.ISSUER)) {
+    context.addIssue({
+      code: 'custom',
+      path: ['CIMD_ALLOW_LOOPBACK'],
+      message: 'is only accepted when the ISSUER host is loopback',
+    });
+  }
+  if (env.NODE_ENV !== 'production') return;
+  for (const name of ['COOKIE_SECRET', 'KEY_ENCRYPTION_KEY'] as const) {
+    if (!env[name]) context.addIssue({ code: 'custom', path: [name], message: 'is required in production' });
+  }
+}
+
+/** What the host adds that the environment never sets. */
+export interface AuthorizationServerHostOptions {
+  readonly loginHint?: string;
+  readonly metadataDocumentFetch?: MetadataDocumentFetchOverrides;
+  readonly extensions?: ExtensionRegistry;
+}
+
+/** The module options the environment describes. */
+export function authorizationServerOptionsFromEnv(
+  config: AuthorizationServerEnv,
+  host: AuthorizationServerHostOptions = {},
+): AuthorizationServerOptions {
+  const resourceList = config.RESOURCES ?? DEFAULT_RESOURCES;
+  return {
+    issuer: config.ISSUER,
+    revision: config.SPEC_REVISION,
+    resources: resourceList.map((resource) => ({
+      uri: resource.uri,
+      scopesSupported: resource.scopes_supported,
+      ...(resource.name ? { name: resource.name } : {}),
+      ...(resource.scope_hierarchy ? { scopeHierarchy: resource.scope_hierarchy } : {}),
+    })),
+    lifetimes: {
+      accessToken: config.ACCESS_TOKEN_TTL,
+      idToken: config.ID_TOKEN_TTL,
+      authorizationCode: config.AUTHORIZATION_CODE_TTL,
+      refreshTokenIdle: config.REFRESH_TOKEN_IDLE_TTL,
+      refreshTokenAbsolute: config.REFRESH_TOKEN_ABSOLUTE_TTL,
+      loginSession: config.SESSION_TTL,
+      interaction: 600,
+    },
+    ...(config.KEY_ENCRYPTION_KEY ? { keyEncryptionKey: config.KEY_ENCRYPTION_KEY } : {}),
+    // Without COOKIE_SECRET (development only; production requires it) sessions end when the process does.
+    cookieSecret: config.COOKIE_SECRET ? Buffer.from(config.COOKIE_SECRET, 'utf8') : randomBytes(32),
+    extensions: host.extensions ?? new ExtensionRegistry([]),
+    rateLimits: {
+      token: config.RATE_LIMIT_TOKEN,
+      login: config.RATE_LIMIT_LOGIN,
+      register: config.RATE_LIMIT_REGISTER,
+    },
+    registration: {
+      enabled: config.DCR_ENABLED === 'true',
+      ...(config.DCR_INITIAL_ACCESS_TOKEN ? { initialAccessToken: config.DCR_INITIAL_ACCESS_TOKEN } : {}),
+    },
+    signingKeys: { reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL },
+    ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
+    ...(host.loginHint ? { loginHint: host.loginHint } : {}),
+    clientIdMetadataDocuments: {
+      enabled:
+        config.CIMD_ENABLED === undefined
+          ? getRevision(config.SPEC_REVISION).supports('client-id-metadata-documents')
+          : config.CIMD_ENABLED === 'true',
+      allowLoopback: config.CIMD_ALLOW_LOOPBACK === 'true',
+      ...(host.metadataDocumentFetch ? { fetchOptions: host.metadataDocumentFetch } : {}),
+    },
+  };
+}
+
+function hasLoopbackHost(url: string): boolean {
+  try {
+    return isLoopbackHostname(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
