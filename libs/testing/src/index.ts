@@ -43,3 +43,4 @@ export type {
   TestAuthorizationServer,
   TestAuthorizationServerOptions,
 } from './test-authorization-server.js';
+export { makeTestCertificates, type TestCertificates } from './certificates.js';

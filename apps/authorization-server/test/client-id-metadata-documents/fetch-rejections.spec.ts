@@ -12,7 +12,7 @@ import {
   tableLookup,
   type CapturedWarning,
 } from '../support/cimd-authorization-server.js';
-import { makeTestCertificates } from '../support/cimd-certificates.js';
+import { makeTestCertificates } from '@portcullis/testing';
 import {
   chunkedBody,
   startDocumentServer,

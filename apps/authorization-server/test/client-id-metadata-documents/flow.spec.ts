@@ -12,7 +12,7 @@ import {
   type TestClient,
 } from '../support/authorization-server.fixture.js';
 import { startCimdAuthorizationServer, tableLookup } from '../support/cimd-authorization-server.js';
-import { makeTestCertificates } from '../support/cimd-certificates.js';
+import { makeTestCertificates } from '@portcullis/testing';
 import { startDocumentServer, type DocumentServer } from '../support/cimd-document-server.js';
 
 const REDIRECT_URI = 'http://127.0.0.1/callback';

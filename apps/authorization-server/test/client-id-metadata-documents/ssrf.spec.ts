@@ -13,7 +13,7 @@ import {
   type CapturedWarning,
 } from '../support/cimd-authorization-server.js';
 import { startLoopbackCanary, type LoopbackCanary } from '../support/cimd-canary.js';
-import { makeTestCertificates } from '../support/cimd-certificates.js';
+import { makeTestCertificates } from '@portcullis/testing';
 
 const REDIRECT_URI = 'http://127.0.0.1/callback';
 

@@ -6,7 +6,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TestCertificates } from './cimd-certificates.js';
+import type { TestCertificates } from '@portcullis/testing';
 
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 

@@ -3,7 +3,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createAuthorizedFetch, mcpTransportOptions, type AuthorizedFetchOptions } from '@portcullis/client';
 import { freePort, HeadlessUserAgent } from '@portcullis/testing';
 import { decodeJwt } from 'jose';
-import { makeTestCertificates } from '../support/certificates.js';
+import { makeTestCertificates } from '@portcullis/testing';
 import { startDocumentServer, type DocumentServer } from '../support/document-server.js';
 import { PersonAtBrowser } from '../support/person.js';
 import { reserveResource, startProtectedServer, type ProtectedServer } from '../support/protected-server.js';

@@ -2,7 +2,7 @@
 // by URL.
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TestCertificates } from './certificates.js';
+import type { TestCertificates } from '@portcullis/testing';
 
 export interface DocumentServer {
   /** `https://localhost:<port>/client.json`: the client ID. */

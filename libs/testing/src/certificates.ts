@@ -1,32 +1,40 @@
-// A throw-away CA and a localhost server certificate, made with the `openssl` command line, so a client ID
-// metadata document can be served over https on loopback and the proxy can be told to trust it.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** A throw-away CA and a server certificate it issued, as PEM. */
 export interface TestCertificates {
-  /** The CA certificate: what the proxy trusts instead of the system roots. */
+  /** The CA certificate: what the server under test trusts instead of the system roots. */
   readonly ca: string;
   readonly key: string;
   readonly cert: string;
 }
 
-/** A P-256 CA and a `localhost` / 127.0.0.1 certificate it issued, valid for two days. */
+/** Names and addresses the server certificate is valid for. */
+const SUBJECT_ALT_NAMES = 'DNS:localhost,IP:127.0.0.1,IP:::1';
+
+/**
+ * Makes a P-256 CA and a `localhost` / 127.0.0.1 / ::1 server certificate with the `openssl` command line, in a
+ * temporary directory removed afterwards. Valid for two days: each test run makes its own.
+ */
 export function makeTestCertificates(): TestCertificates {
-  const dir = mkdtempSync(join(tmpdir(), 'portcullis-proxy-'));
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-certs-'));
   const file = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   try {
     openssl(
       'req',
       '-x509',
-      ...ec,
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
       '-days',
       '2',
       '-subj',
-      '/CN=Portcullis proxy test CA',
+      '/CN=Portcullis test CA',
       '-keyout',
       file('ca.key'),
       '-out',
@@ -34,12 +42,25 @@ export function makeTestCertificates(): TestCertificates {
       '-addext',
       'basicConstraints=critical,CA:TRUE',
       '-addext',
-      'keyUsage=critical,keyCertSign',
+      'keyUsage=critical,keyCertSign,cRLSign',
     );
-    openssl('req', ...ec, '-subj', '/CN=localhost', '-keyout', file('leaf.key'), '-out', file('leaf.csr'));
+    openssl(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-subj',
+      '/CN=localhost',
+      '-keyout',
+      file('leaf.key'),
+      '-out',
+      file('leaf.csr'),
+    );
     writeFileSync(
       file('leaf.ext'),
-      'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n',
+      `subjectAltName=${SUBJECT_ALT_NAMES}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
     );
     openssl(
       'x509',
