@@ -44,3 +44,4 @@ export type {
   TestAuthorizationServerOptions,
 } from './test-authorization-server.js';
 export { makeTestCertificates, type TestCertificates } from './certificates.js';
+export { expectBootedApp } from './health.js';
