@@ -1,0 +1,4 @@
+-- One database per app (run once, when the volume is first initialised).
+CREATE DATABASE authorization_server;
+CREATE DATABASE protected_server;
+CREATE DATABASE proxy;
