@@ -6,6 +6,7 @@ import {
   UserRepository,
 } from '@portcullis/authorization';
 import type { PrismaClient } from '@portcullis/persistence';
+import type { PortcullisAppModule } from '@portcullis/platform';
 import { codeChallengeS256, generateCodeVerifier } from '@portcullis/protocol';
 import {
   freePort,
@@ -47,11 +48,11 @@ export interface TestClient {
 }
 
 export async function startAuthorizationServer(
-  options: { env?: Record<string, string>; database?: TestDatabase } = {},
+  options: { env?: Record<string, string>; database?: TestDatabase; appModule?: PortcullisAppModule } = {},
 ): Promise<AuthorizationServerFixture> {
   const port = await freePort();
   const issuer = `http://localhost:${port}`;
-  const app = await startApp(AppModule, {
+  const app = await startApp(options.appModule ?? AppModule, {
     port,
     ...(options.database ? { database: options.database } : {}),
     env: {

@@ -1,16 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import type { LoggerService } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import {
-  UserRepository,
   type HostLookup,
   type MetadataDocumentFetchOverrides,
   type ResolvedAddress,
 } from '@portcullis/authorization';
 import type { PortcullisAppModule } from '@portcullis/platform';
-import { freePort, startApp, type TestDatabase } from '@portcullis/testing';
+import type { TestDatabase } from '@portcullis/testing';
 import { AppModule } from '../../src/app.module.js';
-import { PASSWORD, type AuthorizationServerFixture } from './authorization-server.fixture.js';
+import { startAuthorizationServer, type AuthorizationServerFixture } from './authorization-server.fixture.js';
 
 /**
  * The real AppModule, configured from `env` as usual, with test-only fetch options for client ID metadata
@@ -48,47 +46,14 @@ export interface CimdServerOptions {
 
 /**
  * The authorization server of the fixture (issuer `http://localhost:<port>`), built by
- * {@link appWithMetadataDocumentFetch}. `createClient` is not needed here: clients are metadata documents.
+ * {@link appWithMetadataDocumentFetch}.
  */
-export async function startCimdAuthorizationServer(
-  options: CimdServerOptions,
-): Promise<AuthorizationServerFixture> {
-  const port = await freePort();
-  const issuer = `http://localhost:${port}`;
-  const app = await startApp(appWithMetadataDocumentFetch(options.fetchOptions), {
-    port,
+export function startCimdAuthorizationServer(options: CimdServerOptions): Promise<AuthorizationServerFixture> {
+  return startAuthorizationServer({
+    appModule: appWithMetadataDocumentFetch(options.fetchOptions),
+    ...(options.env ? { env: options.env } : {}),
     ...(options.database ? { database: options.database } : {}),
-    env: {
-      ISSUER: issuer,
-      COOKIE_SECRET: randomBytes(32).toString('base64url'),
-      RATE_LIMIT_TOKEN: '10000',
-      RATE_LIMIT_LOGIN: '10000',
-      ...options.env,
-    },
   });
-  const prisma = app.database.database.prisma;
-  const users = new UserRepository(prisma);
-  return {
-    app,
-    issuer,
-    prisma,
-    createClient: () => Promise.reject(new Error('CIMD clients are documents; see startDocumentServer')),
-    async createUser(username = `user-${randomBytes(4).toString('hex')}`) {
-      const user = await users.create(username, PASSWORD);
-      return { id: user.id, username, password: PASSWORD };
-    },
-    async counts() {
-      const [codes, grants, accessTokens, refreshTokens, consents] = await Promise.all([
-        prisma.authorizationCode.count(),
-        prisma.authorizationGrant.count(),
-        prisma.accessToken.count(),
-        prisma.refreshToken.count(),
-        prisma.consent.count(),
-      ]);
-      return { codes, grants, accessTokens, refreshTokens, consents };
-    },
-    close: () => app.close(),
-  };
 }
 
 /** One warning logged through Nest's Logger. */
