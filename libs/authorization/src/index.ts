@@ -26,6 +26,7 @@ export { GrantRepository } from './tokens/grant.repository.js';
 export { TokenIssuer } from './tokens/token-issuer.service.js';
 export { RequestParameters } from './http/request-parameters.js';
 export { HousekeepingService, type SweepResult } from './housekeeping/housekeeping.service.js';
+export { PeriodicSweep } from './housekeeping/periodic-sweep.js';
 export { ClientResolver } from './clients/client-resolver.js';
 export {
   ClientIdMetadataDocumentSource,

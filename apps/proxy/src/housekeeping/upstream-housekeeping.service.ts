@@ -1,4 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { PeriodicSweep } from '@portcullis/authorization';
 import { UpstreamStates } from '../upstream/upstream-state.repository.js';
 
 /** How often expired upstream sign-ins are swept. */
@@ -10,27 +11,18 @@ const INTERVAL_MS = 5 * 60_000;
  * housekeeping sweeps the pending authorizations they pointed at.
  */
 @Injectable()
-export class UpstreamHousekeeping implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly #logger = new Logger('UpstreamHousekeeping');
-  #timer?: NodeJS.Timeout;
+export class UpstreamHousekeeping extends PeriodicSweep {
+  protected readonly intervalMs = INTERVAL_MS;
+  protected readonly logger = new Logger('UpstreamHousekeeping');
 
-  constructor(private readonly states: UpstreamStates) {}
-
-  onApplicationBootstrap(): void {
-    this.#timer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.#logger.warn({ err: error }, 'sweep failed'));
-    }, INTERVAL_MS);
-    this.#timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.#timer);
+  constructor(private readonly states: UpstreamStates) {
+    super();
   }
 
   /** Deletes every upstream sign-in expired at `now`; returns how many. */
   async sweep(now = new Date()): Promise<number> {
     const upstreamStates = await this.states.purgeExpired(now);
-    if (upstreamStates > 0) this.#logger.log({ upstreamStates }, 'swept expired upstream sign-ins');
+    if (upstreamStates > 0) this.logger.log({ upstreamStates }, 'swept expired upstream sign-ins');
     return upstreamStates;
   }
 }

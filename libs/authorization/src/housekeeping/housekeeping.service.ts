@@ -1,5 +1,6 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { PrismaClient } from '@portcullis/persistence';
+import { PeriodicSweep } from './periodic-sweep.js';
 
 /** How often expired rows are swept. */
 const INTERVAL_MS = 10 * 60_000;
@@ -22,21 +23,12 @@ export interface SweepResult {
  * family (RFC 9700 4.14.2).
  */
 @Injectable()
-export class HousekeepingService implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly #logger = new Logger('Housekeeping');
-  #timer?: NodeJS.Timeout;
+export class HousekeepingService extends PeriodicSweep {
+  protected readonly intervalMs = INTERVAL_MS;
+  protected readonly logger = new Logger('Housekeeping');
 
-  constructor(private readonly prisma: PrismaClient) {}
-
-  onApplicationBootstrap(): void {
-    this.#timer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.#logger.warn({ err: error }, 'sweep failed'));
-    }, INTERVAL_MS);
-    this.#timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.#timer);
+  constructor(private readonly prisma: PrismaClient) {
+    super();
   }
 
   async sweep(now = new Date()): Promise<SweepResult> {
@@ -65,7 +57,7 @@ export class HousekeepingService implements OnApplicationBootstrap, OnApplicatio
       loginSessions: loginSessions.count,
       grants: grants.count,
     };
-    if (Object.values(result).some((count) => count > 0)) this.#logger.log(result, 'swept expired rows');
+    if (Object.values(result).some((count) => count > 0)) this.logger.log(result, 'swept expired rows');
     return result;
   }
 }
