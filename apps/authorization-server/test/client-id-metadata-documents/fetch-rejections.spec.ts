@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HeadlessUserAgent } from '@portcullis/testing';
 import {
   authorizationRequest,
-  tokenRequest,
   type AuthorizationServerFixture,
 } from '../support/authorization-server.fixture.js';
 import {
   captureWarnings,
   refusals,
+  expectClientRefused,
   startCimdAuthorizationServer,
   tableLookup,
   type CapturedWarning,
@@ -71,30 +71,7 @@ describe('a client ID metadata document is refused, with nothing cached, persist
     }: { server?: DocumentServer; recheck?: boolean; detail?: string } = {},
   ): Promise<number> {
     const clientId = server.url(path);
-    const before = await as.counts();
-    const pending = await as.prisma.pendingAuthorization.count();
-    const startedAt = Date.now();
-    const response = await new HeadlessUserAgent().get(
-      authorizationRequest(as, { clientId, redirectUri: REDIRECT_URI }).url,
-    );
-    const elapsed = Date.now() - startedAt;
-    expect(response.status).toBe(400);
-    expect(response.location).toBeUndefined();
-    expect(response.headers.get('content-type')).toContain('text/html');
-    expect(response.body).toContain('unknown client');
-
-    const token = await tokenRequest(as, {
-      grant_type: 'authorization_code',
-      code: 'x'.repeat(43),
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: 'v'.repeat(43),
-    });
-    expect(token.status).toBe(401);
-    expect(token.body.error).toBe('invalid_client');
-
-    expect(await as.counts()).toEqual(before);
-    expect(await as.prisma.pendingAuthorization.count()).toBe(pending);
+    const { elapsedMs: elapsed } = await expectClientRefused(as, clientId, REDIRECT_URI);
     const logged = refusals(warnings, clientId);
     expect(logged.map((refusal) => refusal.reason)).toEqual([reason, reason]);
     for (const refusal of logged) expect(refusal.detail).toContain(detail);

@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HeadlessUserAgent } from '@portcullis/testing';
-import {
-  authorizationRequest,
-  tokenRequest,
-  type AuthorizationServerFixture,
-} from '../support/authorization-server.fixture.js';
+import { type AuthorizationServerFixture } from '../support/authorization-server.fixture.js';
 import {
   captureWarnings,
   refusals,
+  expectClientRefused,
   startCimdAuthorizationServer,
   tableLookup,
   type CapturedWarning,
@@ -44,25 +40,7 @@ describe('client ID metadata documents never reach special-use addresses (CIMD_A
 
   /** The error page at `/authorize`, `invalid_client` at `/token`, nothing written, and the canary untouched. */
   async function expectUnreachable(clientId: string): Promise<void> {
-    const before = await as.counts();
-    const pending = await as.prisma.pendingAuthorization.count();
-    const response = await new HeadlessUserAgent().get(
-      authorizationRequest(as, { clientId, redirectUri: REDIRECT_URI }).url,
-    );
-    expect(response.status).toBe(400);
-    expect(response.location).toBeUndefined();
-    expect(response.body).toContain('unknown client');
-    const token = await tokenRequest(as, {
-      grant_type: 'authorization_code',
-      code: 'x'.repeat(43),
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: 'v'.repeat(43),
-    });
-    expect(token.status).toBe(401);
-    expect(token.body.error).toBe('invalid_client');
-    expect(await as.counts()).toEqual(before);
-    expect(await as.prisma.pendingAuthorization.count()).toBe(pending);
+    await expectClientRefused(as, clientId, REDIRECT_URI);
     expect(canary.connections).toBe(0);
     expect(canary.bytes).toBe(0);
   }

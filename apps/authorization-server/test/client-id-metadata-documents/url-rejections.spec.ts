@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HeadlessUserAgent } from '@portcullis/testing';
 import {
   authorizationRequest,
-  tokenRequest,
   type AuthorizationServerFixture,
 } from '../support/authorization-server.fixture.js';
-import { startCimdAuthorizationServer, tableLookup } from '../support/cimd-authorization-server.js';
+import {
+  expectClientRefused,
+  startCimdAuthorizationServer,
+  tableLookup,
+} from '../support/cimd-authorization-server.js';
 import { makeTestCertificates } from '@portcullis/testing';
 import { startDocumentServer, type DocumentServer } from '../support/cimd-document-server.js';
 
@@ -72,29 +75,9 @@ describe('a client_id that is not a Client Identifier URL is an unknown client, 
   ])('with %s', async (_name, url) => {
     const clientId = url();
     serveEverywhere(clientId);
-    const before = await as.counts();
-    const pending = await as.prisma.pendingAuthorization.count();
     const fetched = fetches();
     const asked = lookup.asked.length;
-
-    const response = await new HeadlessUserAgent().get(
-      authorizationRequest(as, { clientId, redirectUri: REDIRECT_URI }).url,
-    );
-    expect(response.status).toBe(400);
-    expect(response.location).toBeUndefined();
-    expect(response.body).toContain('unknown client');
-    const token = await tokenRequest(as, {
-      grant_type: 'authorization_code',
-      code: 'x'.repeat(43),
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: 'v'.repeat(43),
-    });
-    expect(token.status).toBe(401);
-    expect(token.body.error).toBe('invalid_client');
-
-    expect(await as.counts()).toEqual(before);
-    expect(await as.prisma.pendingAuthorization.count()).toBe(pending);
+    await expectClientRefused(as, clientId, REDIRECT_URI);
     expect(fetches()).toBe(fetched);
     expect(lookup.asked.length).toBe(asked);
   });

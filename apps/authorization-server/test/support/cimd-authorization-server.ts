@@ -6,9 +6,15 @@ import {
   type ResolvedAddress,
 } from '@portcullis/authorization';
 import type { PortcullisAppModule } from '@portcullis/platform';
-import type { TestDatabase } from '@portcullis/testing';
+import { expect } from '@jest/globals';
+import { HeadlessUserAgent, type TestDatabase, type UserAgentResponse } from '@portcullis/testing';
 import { AppModule } from '../../src/app.module.js';
-import { startAuthorizationServer, type AuthorizationServerFixture } from './authorization-server.fixture.js';
+import {
+  authorizationRequest,
+  startAuthorizationServer,
+  tokenRequest,
+  type AuthorizationServerFixture,
+} from './authorization-server.fixture.js';
 
 /**
  * The real AppModule, configured from `env` as usual, with test-only fetch options for client ID metadata
@@ -48,7 +54,9 @@ export interface CimdServerOptions {
  * The authorization server of the fixture (issuer `http://localhost:<port>`), built by
  * {@link appWithMetadataDocumentFetch}.
  */
-export function startCimdAuthorizationServer(options: CimdServerOptions): Promise<AuthorizationServerFixture> {
+export function startCimdAuthorizationServer(
+  options: CimdServerOptions,
+): Promise<AuthorizationServerFixture> {
   return startAuthorizationServer({
     appModule: appWithMetadataDocumentFetch(options.fetchOptions),
     ...(options.env ? { env: options.env } : {}),
@@ -97,4 +105,37 @@ export function refusals(
 /** The refusal reasons logged for one client ID, in order. */
 export function refusalReasons(warnings: readonly CapturedWarning[], clientId: string): string[] {
   return refusals(warnings, clientId).map(({ reason }) => reason);
+}
+
+/**
+ * A client ID the server cannot resolve: `/authorize` answers the HTML error page without redirecting, `/token`
+ * answers 401 `invalid_client`, and nothing is written (no code, grant, token, consent or pending request).
+ * Returns the `/authorize` response and how long it took (the fetch it waited for).
+ */
+export async function expectClientRefused(
+  as: AuthorizationServerFixture,
+  clientId: string,
+  redirectUri: string,
+): Promise<{ response: UserAgentResponse; elapsedMs: number }> {
+  const before = await as.counts();
+  const pending = await as.prisma.pendingAuthorization.count();
+  const startedAt = Date.now();
+  const response = await new HeadlessUserAgent().get(authorizationRequest(as, { clientId, redirectUri }).url);
+  const elapsedMs = Date.now() - startedAt;
+  expect(response.status).toBe(400);
+  expect(response.location).toBeUndefined();
+  expect(response.headers.get('content-type')).toContain('text/html');
+  expect(response.body).toContain('unknown client');
+  const token = await tokenRequest(as, {
+    grant_type: 'authorization_code',
+    code: 'x'.repeat(43),
+    redirect_uri: redirectUri,
+    client_id: clientId,
+    code_verifier: 'v'.repeat(43),
+  });
+  expect(token.status).toBe(401);
+  expect(token.body.error).toBe('invalid_client');
+  expect(await as.counts()).toEqual(before);
+  expect(await as.prisma.pendingAuthorization.count()).toBe(pending);
+  return { response, elapsedMs };
 }
