@@ -17,6 +17,7 @@ export { PendingAuthorizations, type ValidatedAuthorization } from './interactio
 export { SessionService } from './sessions/session.service.js';
 export { ConsentRepository } from './consent/consent.repository.js';
 export { escapeHtml, page, sendPage, errorPage, PAGE_CSP } from './interaction/html.js';
+export { hostOf, isLocalRedirect } from './interaction/client-display.js';
 export { MetadataService } from './discovery/metadata.service.js';
 export { SigningKeysService, SIGNING_ALGORITHM, KeyDecryptionError } from './keys/signing-keys.service.js';
 export { open, parseKeyEncryptionKey, seal } from './keys/key-encryption.js';

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { OAuthClient } from '@portcullis/authorization';
+import { isLocalRedirect, type OAuthClient } from '@portcullis/authorization';
 import { PrismaClient } from '@portcullis/persistence';
-import { isLoopbackHost } from '@portcullis/protocol';
 
 /** What the consent page says about a client beyond its metadata, and how far the proxy trusts it. */
 export interface ClientStanding {
@@ -42,23 +41,5 @@ export class ClientTrust {
     const recentlyRegistered =
       origin === 'dynamic' && (!row || Date.now() - row.createdAt.getTime() < recentAgeSeconds * 1000);
     return { origin, recentlyRegistered, localOnly, trusted: origin === 'preregistered' };
-  }
-}
-
-function isLocalRedirect(uri: string): boolean {
-  try {
-    const url = new URL(uri);
-    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
-  }
-}
-
-/** The host of a URL, or undefined for something that is not one. */
-export function hostOf(uri: string): string | undefined {
-  try {
-    return new URL(uri).host || undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -1,5 +1,11 @@
-import { escapeHtml, page, type OAuthClient, type ValidatedAuthorization } from '@portcullis/authorization';
-import { hostOf, type ClientStanding } from './client-trust.js';
+import {
+  escapeHtml,
+  hostOf,
+  page,
+  type OAuthClient,
+  type ValidatedAuthorization,
+} from '@portcullis/authorization';
+import type { ClientStanding } from './client-trust.js';
 
 /** What each scope means, for people. */
 const SCOPE_TEXT: Readonly<Record<string, string>> = {

@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import { isLoopbackHost } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CLIENT_SOURCE, type ClientSource, type OAuthClient } from '../clients/client.js';
 import { RequestParameters } from '../http/request-parameters.js';
 import { ResourceRegistry } from '../resources/resource-registry.js';
 import { SessionService } from '../sessions/session.service.js';
+import { hostOf, isLocalRedirect } from './client-display.js';
 import { errorPage, escapeHtml, page, sendPage } from './html.js';
 import { InteractionService, seeOther } from './interaction.service.js';
 import { PendingAuthorizations, type ValidatedAuthorization } from './pending-authorization.js';
@@ -38,7 +38,8 @@ export class ConsentController {
     const pending = await this.pending.find(handle);
     if (!handle || !pending) return seeOther(reply, this.interactions.path('login/expired'));
     const session = await this.sessions.current(request);
-    if (!session) return seeOther(reply, `${this.interactions.path('login')}?interaction=${encodeURIComponent(handle)}`);
+    if (!session)
+      return seeOther(reply, `${this.interactions.path('login')}?interaction=${encodeURIComponent(handle)}`);
     const client = await this.clients.find(pending.clientId);
     if (!client) return sendPage(reply, 400, errorPage('invalid_client', 'the client no longer exists'));
     sendPage(
@@ -54,13 +55,22 @@ export class ConsentController {
     const handle = form.get('interaction');
     const session = await this.sessions.current(request);
     const pending = await this.pending.find(handle);
-    if (!handle || !pending) return sendPage(reply, 400, errorPage('invalid_request', 'this request has expired'));
-    if (!session || !SessionService.tokensMatch(this.sessions.consentCsrfToken(session, handle), form.get('csrf'))) {
-      return sendPage(reply, 403, errorPage('invalid_request', 'the form expired or was not sent from this session'));
+    if (!handle || !pending)
+      return sendPage(reply, 400, errorPage('invalid_request', 'this request has expired'));
+    if (
+      !session ||
+      !SessionService.tokensMatch(this.sessions.consentCsrfToken(session, handle), form.get('csrf'))
+    ) {
+      return sendPage(
+        reply,
+        403,
+        errorPage('invalid_request', 'the form expired or was not sent from this session'),
+      );
     }
     const decision = form.get('decision');
     if (decision === 'deny') return this.interactions.deny(reply, handle, pending);
-    if (decision !== 'approve') return sendPage(reply, 400, errorPage('invalid_request', 'decision is required'));
+    if (decision !== 'approve')
+      return sendPage(reply, 400, errorPage('invalid_request', 'decision is required'));
 
     // Only the scopes left ticked, and only among those requested: the form cannot widen the request.
     const ticked = new Set(form.all('scope'));
@@ -105,23 +115,5 @@ ${scopes}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`,
     );
-  }
-}
-
-function hostOf(uri: string): string | undefined {
-  try {
-    const url = new URL(uri);
-    return url.host || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isLocalRedirect(uri: string): boolean {
-  try {
-    const url = new URL(uri);
-    return url.protocol === 'http:' && isLoopbackHost(url.hostname);
-  } catch {
-    return false;
   }
 }

@@ -50,7 +50,12 @@ export class InteractionService {
     if (prompt.has('none')) {
       if (!session) return this.redirectError(reply, request, 'login_required', 'the user is not signed in');
       if (!(await this.#consentCovers(session.userId, request))) {
-        return this.redirectError(reply, request, 'consent_required', 'the user has not approved this client');
+        return this.redirectError(
+          reply,
+          request,
+          'consent_required',
+          'the user has not approved this client',
+        );
       }
       return this.#issueCode(reply, request, session, request.scopes);
     }
@@ -159,7 +164,10 @@ export class InteractionService {
         expiresAt: new Date(now + lifetimes.authorizationCode * 1000),
       },
     );
-    seeOther(reply, authorizationResponseUrl(request.redirectUri, this.options.issuer, { code, state: request.state }));
+    seeOther(
+      reply,
+      authorizationResponseUrl(request.redirectUri, this.options.issuer, { code, state: request.state }),
+    );
   }
 }
 

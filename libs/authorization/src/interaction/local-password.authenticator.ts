@@ -31,7 +31,9 @@ export class LocalPasswordAuthenticator implements Authenticator {
     if (username.length > MAX_FIELD_LENGTH || password.length > MAX_FIELD_LENGTH) return undefined;
     const user = username ? await this.users.findByUsername(username) : null;
     if (!user) return verifyAgainstDummy(password).then(() => undefined);
-    return (await verifyPassword(user.passwordHash, password)) ? { id: user.id, username: user.username } : undefined;
+    return (await verifyPassword(user.passwordHash, password))
+      ? { id: user.id, username: user.username }
+      : undefined;
   }
 }
 

@@ -54,12 +54,22 @@ export class LoginController {
     const pending = await this.pending.find(handle);
     if (!handle || !pending) return sendPage(reply, 400, expiredPage());
     const binding = this.sessions.existingBrowserBinding(request);
-    if (!binding || !SessionService.tokensMatch(this.sessions.loginCsrfToken(binding, handle), form.get('csrf'))) {
-      return sendPage(reply, 403, errorPage('invalid_request', 'the form expired or was not sent from this browser'));
+    if (
+      !binding ||
+      !SessionService.tokensMatch(this.sessions.loginCsrfToken(binding, handle), form.get('csrf'))
+    ) {
+      return sendPage(
+        reply,
+        403,
+        errorPage('invalid_request', 'the form expired or was not sent from this browser'),
+      );
     }
     const user = await this.authenticator.verify(form);
     if (!user) {
-      return seeOther(reply, `${this.interactions.path('login')}?interaction=${encodeURIComponent(handle)}&failed=1`);
+      return seeOther(
+        reply,
+        `${this.interactions.path('login')}?interaction=${encodeURIComponent(handle)}&failed=1`,
+      );
     }
     await this.interactions.completeLogin(handle, user, reply);
   }

@@ -60,7 +60,9 @@ export class PendingAuthorizations {
 
   /** Deletes expired pending requests. */
   async purgeExpired(): Promise<number> {
-    const { count } = await this.prisma.pendingAuthorization.deleteMany({ where: { expiresAt: { lte: new Date() } } });
+    const { count } = await this.prisma.pendingAuthorization.deleteMany({
+      where: { expiresAt: { lte: new Date() } },
+    });
     return count;
   }
 }
