@@ -31,8 +31,3 @@ export interface ClientSource {
 
 /** Injection token of the {@link ClientSource} the endpoints use. */
 export const CLIENT_SOURCE = 'portcullis:client-source';
-
-/** Whether the client authenticates at the token endpoint (RFC 6749 2.1: confidential) or not (public). */
-export function isConfidential(client: OAuthClient): boolean {
-  return client.tokenEndpointAuthMethod !== 'none';
-}

@@ -57,14 +57,6 @@ export class PendingAuthorizations {
     });
     return count === 1;
   }
-
-  /** Deletes expired pending requests. */
-  async purgeExpired(): Promise<number> {
-    const { count } = await this.prisma.pendingAuthorization.deleteMany({
-      where: { expiresAt: { lte: new Date() } },
-    });
-    return count;
-  }
 }
 
 function hash(handle: string): string {

@@ -1,4 +1,4 @@
-import { canonicalizeResourceUri, expandScopes, OAuthError, type ScopeHierarchy } from '@portcullis/protocol';
+import { canonicalizeResourceUri, OAuthError, type ScopeHierarchy } from '@portcullis/protocol';
 import type { ResourceDefinition } from '../config/authorization-server.options.js';
 
 /** Scopes the authorization server itself understands, beside each resource's own (OIDC Core 3.1.2.1, 11). */
@@ -83,10 +83,5 @@ export class ResourceRegistry {
       throw new OAuthError('invalid_scope', `scope not offered for this resource: ${unknown.join(' ')}`);
     }
     return [...new Set(requested)];
-  }
-
-  /** The resource scopes `scopes` amount to, with the hierarchy applied (`notes` -> `notes:read notes:write`). */
-  effectiveScopes(resource: RegisteredResource, scopes: readonly string[]): string[] {
-    return expandScopes(scopes, resource.scopeHierarchy);
   }
 }

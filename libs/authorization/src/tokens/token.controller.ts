@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Inject, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { TokenResponse } from '@portcullis/extensions';
-import { OAuthError, parseScope } from '@portcullis/protocol';
+import { OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ClientAuthenticator } from '../clients/client-authentication.js';
 import {
@@ -92,7 +92,7 @@ export class TokenController {
             clientId: client.clientId,
             subject: tokens.subject,
             resource: resource.uri,
-            scopes: parseScope(scopes.join(' ')),
+            scopes,
           });
         },
       },
