@@ -42,7 +42,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
 
-    const redemption = await this.grants.redeemCode(code);
+    const redemption = await this.grants.redeemCode(stored);
     if (redemption.outcome === 'replayed') return this.#replayed(redemption.grantId);
     if (redemption.outcome !== 'redeemed') throw new OAuthError('invalid_grant', 'authorization code is invalid');
     const { grant } = redemption;

@@ -43,7 +43,7 @@ export class RefreshTokenGrant implements TokenGrant {
       throw new OAuthError('invalid_grant', 'refresh token is invalid');
     }
 
-    const consumption = await this.grants.consumeRefreshToken(presented);
+    const consumption = await this.grants.consumeRefreshToken(stored);
     if (consumption.outcome === 'reused') {
       this.#logger.warn(`refresh token reused: revoking grant ${consumption.grantId}`);
       await this.grants.revokeGrant(consumption.grantId);

@@ -78,23 +78,25 @@ export class GrantRepository {
   }
 
   /**
-   * Marks a code used, atomically: of concurrent redemptions exactly one sees `redeemed`; the others, and every
-   * later one, see `replayed`.
+   * Marks a code found by {@link findCode} used, atomically: of concurrent redemptions exactly one sees
+   * `redeemed`; the others, and every later one, see `replayed`.
    */
-  async redeemCode(code: string, now = new Date()): Promise<CodeRedemption> {
-    const codeHash = tokenHash(code);
+  async redeemCode(stored: AuthorizationCode, now = new Date()): Promise<CodeRedemption> {
     const { count } = await this.prisma.authorizationCode.updateMany({
-      where: { codeHash, consumedAt: null, expiresAt: { gt: now } },
+      where: { codeHash: stored.codeHash, consumedAt: null, expiresAt: { gt: now } },
       data: { consumedAt: now },
     });
-    const row = await this.prisma.authorizationCode.findUnique({ where: { codeHash } });
-    if (!row) return { outcome: 'unknown' };
     if (count === 1) {
-      const grant = await this.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: row.grantId } });
-      return { outcome: 'redeemed', code: row, grant };
+      const grant = await this.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
+      return { outcome: 'redeemed', code: { ...stored, consumedAt: now }, grant };
     }
-    if (row.consumedAt) return { outcome: 'replayed', grantId: row.grantId };
-    return { outcome: 'expired' };
+    // Lost the race or too late: which one decides whether the grant must be revoked.
+    const row = await this.prisma.authorizationCode.findUnique({
+      where: { codeHash: stored.codeHash },
+      select: { consumedAt: true },
+    });
+    if (!row) return { outcome: 'unknown' };
+    return row.consumedAt ? { outcome: 'replayed', grantId: stored.grantId } : { outcome: 'expired' };
   }
 
   /** Stores a new refresh token of a grant; returns it in the clear. */
@@ -108,21 +110,26 @@ export class GrantRepository {
     return this.prisma.refreshToken.findUnique({ where: { tokenHash: tokenHash(token) } });
   }
 
-  /** Consumes a refresh token, atomically: of concurrent uses exactly one sees `consumed`. */
-  async consumeRefreshToken(token: string, now = new Date()): Promise<RefreshConsumption> {
-    const hash = tokenHash(token);
+  /**
+   * Consumes a refresh token found by {@link findRefreshToken}, atomically: of concurrent uses exactly one sees
+   * `consumed`.
+   */
+  async consumeRefreshToken(stored: RefreshToken, now = new Date()): Promise<RefreshConsumption> {
     const { count } = await this.prisma.refreshToken.updateMany({
-      where: { tokenHash: hash, consumedAt: null, expiresAt: { gt: now } },
+      where: { tokenHash: stored.tokenHash, consumedAt: null, expiresAt: { gt: now } },
       data: { consumedAt: now },
     });
-    const row = await this.prisma.refreshToken.findUnique({ where: { tokenHash: hash } });
-    if (!row) return { outcome: 'unknown' };
     if (count === 1) {
-      const grant = await this.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: row.grantId } });
-      return { outcome: 'consumed', token: row, grant };
+      // Read after the consumption, so a revocation that raced it is seen.
+      const grant = await this.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
+      return { outcome: 'consumed', token: { ...stored, consumedAt: now }, grant };
     }
-    if (row.consumedAt) return { outcome: 'reused', grantId: row.grantId };
-    return { outcome: 'expired' };
+    const row = await this.prisma.refreshToken.findUnique({
+      where: { tokenHash: stored.tokenHash },
+      select: { consumedAt: true },
+    });
+    if (!row) return { outcome: 'unknown' };
+    return row.consumedAt ? { outcome: 'reused', grantId: stored.grantId } : { outcome: 'expired' };
   }
 
   /** Records an issued access token by `jti`, for revocation and introspection. */
