@@ -14,6 +14,16 @@ const portcullisLibs = Object.fromEntries(
   ]),
 );
 
+/**
+ * For projects whose tests use `startDatabase()` or `startRedis()`: one PostgreSQL and one Redis container for the
+ * project's run, where a container engine answers (see libs/testing/jest/containers.js).
+ * @type {import('jest').Config}
+ */
+export const withContainers = {
+  globalSetup: `${root}libs/testing/jest/global-setup.js`,
+  globalTeardown: `${root}libs/testing/jest/global-teardown.js`,
+};
+
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',

@@ -1,3 +1,3 @@
-import preset from '../../jest.preset.js';
+import preset, { withContainers } from '../../jest.preset.js';
 
-export default { ...preset, displayName: 'authorization-server' };
+export default { ...preset, ...withContainers, displayName: 'authorization-server' };

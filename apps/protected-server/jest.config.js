@@ -1,3 +1,3 @@
-import preset from '../../jest.preset.js';
+import preset, { withContainers } from '../../jest.preset.js';
 
-export default { ...preset, displayName: 'protected-server' };
+export default { ...preset, ...withContainers, displayName: 'protected-server' };

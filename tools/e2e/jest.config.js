@@ -1,3 +1,3 @@
-import preset from '../../jest.preset.js';
+import preset, { withContainers } from '../../jest.preset.js';
 
-export default { ...preset, displayName: 'e2e', testTimeout: 60_000 };
+export default { ...preset, ...withContainers, displayName: 'e2e', testTimeout: 60_000 };

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readMigrations } from '@portcullis/persistence';
-import { startDatabase, spawnApp, type SpawnedApp, type TestDatabase } from '@portcullis/testing';
+import {
+  postgresServerAvailable,
+  startDatabase,
+  spawnApp,
+  type SpawnedApp,
+  type TestDatabase,
+} from '@portcullis/testing';
 
 // What only a real process shows: startup errors, signals, crashes and replicas. Runs the built app.
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -112,20 +118,24 @@ describe('the embedded database', () => {
   });
 });
 
-const serverUrl = process.env['TEST_DATABASE_URL'];
-(serverUrl ? describe : describe.skip)('replicas on one PostgreSQL (needs TEST_DATABASE_URL)', () => {
-  it('two processes booting at once apply each migration exactly once', async () => {
-    const db: TestDatabase = await startDatabase({ migrate: false });
-    cleanups.push(() => db.stop());
-    const replicas = [start({ DATABASE_URL: db.url! }), start({ DATABASE_URL: db.url! })];
-    const urls = await Promise.all(replicas.map((replica) => replica.ready));
-    for (const url of urls) expect(await status(`${url}/readyz`)).toBe(200);
-    const rows = await db.database.withSession((session) =>
-      session.query<{ migration_name: string }>(`SELECT migration_name FROM "_prisma_migrations"`),
-    );
-    const shipped = (await readMigrations()).map((migration) => migration.name);
-    expect(rows.map((row) => row.migration_name).sort()).toEqual(shipped);
-    const appliedLines = replicas.map((replica) => replica.stdout().match(/applied migration/g)?.length ?? 0);
-    expect(appliedLines.sort()).toEqual([0, shipped.length]);
-  });
-});
+(postgresServerAvailable() ? describe : describe.skip)(
+  "replicas on one PostgreSQL (a server or the run's container)",
+  () => {
+    it('two processes booting at once apply each migration exactly once', async () => {
+      const db: TestDatabase = await startDatabase({ migrate: false });
+      cleanups.push(() => db.stop());
+      const replicas = [start({ DATABASE_URL: db.url! }), start({ DATABASE_URL: db.url! })];
+      const urls = await Promise.all(replicas.map((replica) => replica.ready));
+      for (const url of urls) expect(await status(`${url}/readyz`)).toBe(200);
+      const rows = await db.database.withSession((session) =>
+        session.query<{ migration_name: string }>(`SELECT migration_name FROM "_prisma_migrations"`),
+      );
+      const shipped = (await readMigrations()).map((migration) => migration.name);
+      expect(rows.map((row) => row.migration_name).sort()).toEqual(shipped);
+      const appliedLines = replicas.map(
+        (replica) => replica.stdout().match(/applied migration/g)?.length ?? 0,
+      );
+      expect(appliedLines.sort()).toEqual([0, shipped.length]);
+    });
+  },
+);

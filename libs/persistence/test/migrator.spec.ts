@@ -8,7 +8,7 @@ import {
   type MigrationFile,
   type SqlSession,
 } from '@portcullis/persistence';
-import { startDatabase, type TestDatabase } from '@portcullis/testing';
+import { postgresServerAvailable, startDatabase, type TestDatabase } from '@portcullis/testing';
 
 const started: TestDatabase[] = [];
 afterEach(async () => {
@@ -130,9 +130,8 @@ describe('the migrator', () => {
   });
 });
 
-const serverUrl = process.env['TEST_DATABASE_URL'];
-(serverUrl ? describe : describe.skip)(
-  'the migrator on a PostgreSQL server (needs TEST_DATABASE_URL)',
+(postgresServerAvailable() ? describe : describe.skip)(
+  "the migrator on a PostgreSQL server (TEST_DATABASE_URL's or the run's container)",
   () => {
     it('applies each migration once when several sessions migrate at the same moment', async () => {
       const db = await emptyDatabase();

@@ -27,7 +27,13 @@ export async function startApp(
   const ownsDatabase = !options.database;
   try {
     const configured = appModule.configure(
-      { LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env, HOST: '127.0.0.1', PORT: String(options.port ?? 0) },
+      {
+        LOG_LEVEL: 'silent',
+        NODE_ENV: 'test',
+        ...options.env,
+        HOST: '127.0.0.1',
+        PORT: String(options.port ?? 0),
+      },
       { ...options.overrides, database: database.target },
     );
     const running = await listen(configured.module, { host: '127.0.0.1', port: options.port ?? 0 });

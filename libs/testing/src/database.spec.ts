@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startDatabase, type TestDatabase } from './database.js';
+import { postgresServerAvailable, startDatabase, type TestDatabase } from './database.js';
+import { CONTAINER_POSTGRES_URL } from './runtime.js';
 
 describe('startDatabase', () => {
   let db: TestDatabase;
@@ -10,13 +11,19 @@ describe('startDatabase', () => {
     await db?.stop();
   });
 
-  it('uses PostgreSQL when TEST_DATABASE_URL is set, and embedded PGlite on a machine with only Node', () => {
+  it("uses TEST_DATABASE_URL's server, else the run's PostgreSQL container, else embedded PGlite", () => {
     if (process.env['TEST_DATABASE_URL']) {
       expect(db.kind).toBe('postgresql');
-      expect(db.url).toMatch(/\/portcullis_test_\d+_[0-9a-f]{8}$/);
+    } else if (process.env[CONTAINER_POSTGRES_URL]) {
+      expect(db.kind).toBe('testcontainers');
+      expect(new URL(db.url!).host).toBe(new URL(process.env[CONTAINER_POSTGRES_URL]!).host);
     } else {
-      expect(['testcontainers', 'embedded']).toContain(db.kind);
+      expect(db.kind).toBe('embedded');
+      expect(postgresServerAvailable()).toBe(false);
+      return;
     }
+    expect(db.url).toMatch(/\/portcullis_test_\d+_[0-9a-f]{8}$/);
+    expect(postgresServerAvailable()).toBe(true);
   });
 
   it('returns a migrated database the app schema can be written to', async () => {
@@ -26,7 +33,7 @@ describe('startDatabase', () => {
   });
 });
 
-(process.env['TEST_DATABASE_URL'] ? describe : describe.skip)('startDatabase on a server', () => {
+(postgresServerAvailable() ? describe : describe.skip)('startDatabase on a server', () => {
   it('drops the per-file database on stop', async () => {
     const db = await startDatabase({ migrate: false });
     const name = new URL(db.url!).pathname.slice(1);

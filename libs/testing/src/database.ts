@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { openDatabase, type Database, type DatabaseTarget } from '@portcullis/persistence';
-import { containerRuntimeAvailable, describeHarness } from './runtime.js';
+import { CONTAINER_POSTGRES_URL, describeHarness } from './runtime.js';
 
 /** How the harness got its database, in the order it tries them. */
 export type TestDatabaseKind = 'postgresql' | 'testcontainers' | 'embedded';
@@ -24,26 +24,41 @@ export interface StartDatabaseOptions {
 }
 
 /**
- * A fresh database for one test file. Order: `TEST_DATABASE_URL` -> a new database on that server, dropped by
- * `stop()`; else a reachable container runtime -> Testcontainers `postgres:16-alpine`; else embedded PGlite
- * in memory. It says which on standard error.
+ * A fresh database for one test file, dropped by `stop()`. Order: `TEST_DATABASE_URL` -> a new database on that
+ * server; else the run's Testcontainers PostgreSQL (started by the Jest global setup, `libs/testing/jest`) -> a new
+ * database on it; else embedded PGlite in memory. It says which on standard error.
  */
 export async function startDatabase(options: StartDatabaseOptions = {}): Promise<TestDatabase> {
   const migrate = options.migrate ?? true;
   const serverUrl = process.env['TEST_DATABASE_URL'];
-  if (serverUrl) return startOnServer(serverUrl, migrate);
-  if (await containerRuntimeAvailable()) return startInContainer(migrate);
+  if (serverUrl) return startOnServer(serverUrl, migrate, 'postgresql');
+  const containerUrl = process.env[CONTAINER_POSTGRES_URL];
+  if (containerUrl) return startOnServer(containerUrl, migrate, 'testcontainers');
   return startEmbedded(migrate);
 }
 
-async function startOnServer(serverUrl: string, migrate: boolean): Promise<TestDatabase> {
+/** Whether test files get PostgreSQL (a server or the run's container) rather than embedded PGlite. */
+export function postgresServerAvailable(): boolean {
+  return Boolean(process.env['TEST_DATABASE_URL'] || process.env[CONTAINER_POSTGRES_URL]);
+}
+
+async function startOnServer(
+  serverUrl: string,
+  migrate: boolean,
+  kind: 'postgresql' | 'testcontainers',
+): Promise<TestDatabase> {
   const name = `portcullis_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   await withAdminClient(serverUrl, (admin) => admin.query(`CREATE DATABASE "${name}"`));
   const url = withDatabaseName(serverUrl, name);
   const database = await openDatabase({ url }, { migrate, poolSize: 4 });
-  describeHarness(`database: PostgreSQL from TEST_DATABASE_URL, fresh database ${name}`);
+  const server = new URL(serverUrl);
+  describeHarness(
+    kind === 'postgresql'
+      ? `database: PostgreSQL from TEST_DATABASE_URL, fresh database ${name}`
+      : `database: Testcontainers PostgreSQL at ${server.hostname}:${server.port}, fresh database ${name}`,
+  );
   return {
-    kind: 'postgresql',
+    kind,
     url,
     target: { url },
     database,
@@ -56,31 +71,13 @@ async function startOnServer(serverUrl: string, migrate: boolean): Promise<TestD
   };
 }
 
-async function startInContainer(migrate: boolean): Promise<TestDatabase> {
-  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-  const container = await new PostgreSqlContainer('postgres:16-alpine').start();
-  const url = container.getConnectionUri();
-  const database = await openDatabase({ url }, { migrate, poolSize: 4 });
-  describeHarness(
-    `database: Testcontainers postgres:16-alpine at ${container.getHost()}:${container.getPort()}`,
-  );
-  return {
-    kind: 'testcontainers',
-    url,
-    target: { url },
-    database,
-    stop: async () => {
-      await database.close();
-      await container.stop();
-    },
-  };
-}
-
 async function startEmbedded(migrate: boolean): Promise<TestDatabase> {
   const pglite = await PGlite.create();
   const target = { pglite };
   const database = await openDatabase(target, { migrate });
-  describeHarness('database: embedded PGlite in memory (set TEST_DATABASE_URL to use PostgreSQL)');
+  describeHarness(
+    'database: embedded PGlite in memory (no container engine answered; set TEST_DATABASE_URL to use a PostgreSQL server)',
+  );
   return {
     kind: 'embedded',
     target,

@@ -1,4 +1,4 @@
-export { startDatabase } from './database.js';
+export { postgresServerAvailable, startDatabase } from './database.js';
 export type { StartDatabaseOptions, TestDatabase, TestDatabaseKind } from './database.js';
 export { startRedis } from './redis.js';
 export type { TestRedis, TestRedisResult } from './redis.js';

@@ -1,4 +1,4 @@
-import { containerRuntimeAvailable, describeHarness } from './runtime.js';
+import { CONTAINER_REDIS_URL, describeHarness } from './runtime.js';
 
 export interface TestRedis {
   readonly kind: 'redis' | 'testcontainers';
@@ -11,8 +11,8 @@ export type TestRedisResult =
   { redis: TestRedis; skipReason?: undefined } | { redis?: undefined; skipReason: string };
 
 /**
- * A Redis for one test file: `TEST_REDIS_URL`; else Testcontainers `redis:7-alpine` when a container runtime
- * is reachable; else none, with the reason to print when skipping.
+ * A Redis for one test file: `TEST_REDIS_URL`; else the run's Testcontainers Redis (started by the Jest global
+ * setup, `libs/testing/jest`); else none, with the reason to print when skipping.
  */
 export async function startRedis(): Promise<TestRedisResult> {
   const url = process.env['TEST_REDIS_URL'];
@@ -20,21 +20,12 @@ export async function startRedis(): Promise<TestRedisResult> {
     describeHarness(`redis: ${url} from TEST_REDIS_URL`);
     return { redis: { kind: 'redis', url, stop: async () => undefined } };
   }
-  if (await containerRuntimeAvailable()) {
-    const { RedisContainer } = await import('@testcontainers/redis');
-    const container = await new RedisContainer('redis:7-alpine').start();
-    describeHarness('redis: Testcontainers redis:7-alpine');
-    return {
-      redis: {
-        kind: 'testcontainers',
-        url: container.getConnectionUrl(),
-        stop: async () => {
-          await container.stop();
-        },
-      },
-    };
+  const containerUrl = process.env[CONTAINER_REDIS_URL];
+  if (containerUrl) {
+    describeHarness(`redis: Testcontainers Redis at ${new URL(containerUrl).host}`);
+    return { redis: { kind: 'testcontainers', url: containerUrl, stop: async () => undefined } };
   }
-  const skipReason = 'no Redis: set TEST_REDIS_URL or provide a container runtime';
+  const skipReason = 'no Redis: set TEST_REDIS_URL, or run where a container engine answers';
   describeHarness(`redis: skipped (${skipReason})`);
   return { skipReason };
 }

@@ -1,3 +1,7 @@
+/** Set by the Jest global setup (`libs/testing/jest/containers.js`) to the run's container servers. */
+export const CONTAINER_POSTGRES_URL = 'PORTCULLIS_TESTCONTAINERS_POSTGRES_URL';
+export const CONTAINER_REDIS_URL = 'PORTCULLIS_TESTCONTAINERS_REDIS_URL';
+
 let runtime: Promise<boolean> | undefined;
 
 /**

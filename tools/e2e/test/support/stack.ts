@@ -4,7 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnApp, startDatabase, type SpawnedApp, type TestDatabase } from '@portcullis/testing';
+import {
+  freePort,
+  postgresServerAvailable,
+  spawnApp,
+  startDatabase,
+  type SpawnedApp,
+  type TestDatabase,
+} from '@portcullis/testing';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const AUTHORIZATION_SERVER = join(root, 'apps/authorization-server/dist/main.js');
@@ -33,8 +40,8 @@ export interface StackOptions {
 
 /**
  * Starts the stack as a user would run it: `ISSUER` and `RESOURCES` naming the real loopback ports, the demo user
- * seeded, each app on its own database (a fresh PostgreSQL database with TEST_DATABASE_URL, else embedded PGlite in a
- * temporary directory).
+ * seeded, each app on its own database (a fresh PostgreSQL database on TEST_DATABASE_URL's server or the run's
+ * container, else embedded PGlite in a temporary directory).
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const [asPort, psPort] = [await freePort(), await freePort()];
@@ -43,7 +50,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const user = { username: 'demo', password: randomBytes(9).toString('base64url') };
   const cleanups: (() => Promise<unknown>)[] = [];
   const databaseEnv = async (): Promise<Record<string, string>> => {
-    if (process.env['TEST_DATABASE_URL']) {
+    if (postgresServerAvailable()) {
       const database: TestDatabase = await startDatabase({ migrate: false });
       cleanups.push(() => database.stop());
       return { DATABASE_URL: database.url ?? '' };
