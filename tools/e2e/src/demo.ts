@@ -72,7 +72,9 @@ async function ensureStack(): Promise<void> {
 }
 
 /** Serves this client's client ID metadata document on loopback (development: the issuer is loopback too). */
-async function serveClientMetadata(redirectUris: readonly string[]): Promise<{ url: string; server: Server }> {
+async function serveClientMetadata(
+  redirectUris: readonly string[],
+): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     if (request.url !== '/portcullis-demo/client.json') {
       response.writeHead(404).end();
@@ -110,21 +112,34 @@ async function main(): Promise<void> {
       onProgress: (event) => record(event.step, true, event.message),
     });
     const mcp = new Client({ name: 'portcullis-demo', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(RESOURCE), mcpTransportOptions(authorizedFetch)));
-    record('login and consent', userAgent.shown.login === 1, `signed in as ${USER.username}; consented to notes:read only`);
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(RESOURCE), mcpTransportOptions(authorizedFetch)),
+    );
+    record(
+      'login and consent',
+      userAgent.shown.login === 1,
+      `signed in as ${USER.username}; consented to notes:read only`,
+    );
     const tools = await mcp.listTools();
     record('tools/list', tools.tools.length > 0, tools.tools.map((tool) => tool.name).join(', '));
 
     grantWrite = true;
     const title = `demo note ${new Date().toISOString()}`;
-    const created = await mcp.callTool({ name: 'notes_create', arguments: { title, body: 'written by npm run demo' } });
-    record('notes_create', !created.isError && userAgent.shown.consent === 2, 'needed notes:write: stepped up and consented');
+    const created = await mcp.callTool({
+      name: 'notes_create',
+      arguments: { title, body: 'written by npm run demo' },
+    });
+    record(
+      'notes_create',
+      !created.isError && userAgent.shown.consent === 2,
+      'needed notes:write: stepped up and consented',
+    );
 
     const listed = await mcp.callTool({ name: 'notes_list', arguments: {} });
     record('notes_list', JSON.stringify(listed).includes(title), 'the new note is listed');
 
     const before = await authorizedFetch.tokens();
-    clockOffset = ((before?.expiresAt ?? Date.now()) - Date.now()) + 60_000;
+    clockOffset = (before?.expiresAt ?? Date.now()) - Date.now() + 60_000;
     const afterRefresh = await mcp.callTool({ name: 'notes_list', arguments: {} });
     const after = await authorizedFetch.tokens();
     record(
@@ -144,7 +159,11 @@ try {
 } catch (error) {
   failure = error;
   const typed = findPortcullisError(error);
-  record('failed', false, typed ? `${typed.code}: ${typed.message}` : String((error as Error)?.message ?? error));
+  record(
+    'failed',
+    false,
+    typed ? `${typed.code}: ${typed.message}` : String((error as Error)?.message ?? error),
+  );
 } finally {
   for (const child of started) child.kill('SIGTERM');
 }

@@ -56,6 +56,10 @@ export class FormUserAgent implements UserAgent {
     this.shown.consent += 1;
     const choice = this.consent();
     const ticked = (form.fields['scope'] ?? []).filter((scope) => !choice.untick?.includes(scope));
-    return this.browser.submit(form, { scope: ticked }, { button: { name: 'decision', value: choice.decision ?? 'approve' } });
+    return this.browser.submit(
+      form,
+      { scope: ticked },
+      { button: { name: 'decision', value: choice.decision ?? 'approve' } },
+    );
   }
 }

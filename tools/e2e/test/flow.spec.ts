@@ -6,35 +6,16 @@ import {
   type AuthorizedFetch,
 } from '@portcullis/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { FormUserAgent } from '../src/form-user-agent.js';
+import { countingFetch, serveClientMetadata, text } from './support/client-helpers.js';
 import { startStack, type Stack } from './support/stack.js';
-
-/** Counts the token requests of each grant type the client makes. */
-function countingFetch(counts: Record<string, number>): typeof fetch {
-  return async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (url.endsWith('/token') && typeof init?.body === 'string') {
-      const grant = new URLSearchParams(init.body).get('grant_type') ?? '?';
-      counts[grant] = (counts[grant] ?? 0) + 1;
-    } else if (url.endsWith('/token') && init?.body instanceof URLSearchParams) {
-      const grant = init.body.get('grant_type') ?? '?';
-      counts[grant] = (counts[grant] ?? 0) + 1;
-    }
-    return fetch(input, init);
-  };
-}
 
 async function connect(authorizedFetch: AuthorizedFetch, resource: string): Promise<Client> {
   const client = new Client({ name: 'portcullis-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(resource), mcpTransportOptions(authorizedFetch)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(resource), mcpTransportOptions(authorizedFetch)),
+  );
   return client;
-}
-
-function text(result: unknown): string {
-  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
-  return content.map((part) => part.text ?? '').join('\n');
 }
 
 describe('the client SDK against the real authorization server and protected server', () => {
@@ -44,7 +25,15 @@ describe('the client SDK against the real authorization server and protected ser
     stack = await startStack({
       authorizationServerEnv: { CIMD_ALLOW_LOOPBACK: 'true' },
       before: async (admin) => {
-        const created = await admin('clients', 'create', '--name', 'E2E client', '--redirect-uri', 'http://127.0.0.1/callback', '--json');
+        const created = await admin(
+          'clients',
+          'create',
+          '--name',
+          'E2E client',
+          '--redirect-uri',
+          'http://127.0.0.1/callback',
+          '--json',
+        );
         expect(created.code).toBe(0);
         clientId = (JSON.parse(created.stdout) as { client_id: string }).client_id;
       },
@@ -71,10 +60,18 @@ describe('the client SDK against the real authorization server and protected ser
     expect(userAgent.shown).toEqual({ login: 1, consent: 1 });
     expect(counts['authorization_code']).toBe(1);
     const tools = await mcp.listTools();
-    expect(tools.tools.map((tool) => tool.name).sort()).toEqual(['notes_create', 'notes_delete', 'notes_get', 'notes_list']);
+    expect(tools.tools.map((tool) => tool.name).sort()).toEqual([
+      'notes_create',
+      'notes_delete',
+      'notes_get',
+      'notes_list',
+    ]);
 
     grantWrite = true;
-    const created = await mcp.callTool({ name: 'notes_create', arguments: { title: 'from e2e', body: 'hello' } });
+    const created = await mcp.callTool({
+      name: 'notes_create',
+      arguments: { title: 'from e2e', body: 'hello' },
+    });
     expect(created.isError).toBeFalsy();
     // The step-up needed a new consent (wider scope) but no new sign-in: the session cookie carried over.
     expect(userAgent.shown).toEqual({ login: 1, consent: 2 });
@@ -85,7 +82,9 @@ describe('the client SDK against the real authorization server and protected ser
 
     // The client's clock passes the access token's expiry: 50 concurrent calls make exactly one refresh.
     clockOffset = 3_600_000;
-    const results = await Promise.all(Array.from({ length: 50 }, () => mcp.callTool({ name: 'notes_list', arguments: {} })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => mcp.callTool({ name: 'notes_list', arguments: {} })),
+    );
     expect(results.every((result) => !result.isError)).toBe(true);
     expect(counts).toEqual({ authorization_code: 2, refresh_token: 1 });
     expect(await authorizedFetch.tokens()).toMatchObject({
@@ -124,7 +123,10 @@ describe('the client SDK against the real authorization server and protected ser
       onProgress: (event) => progress.push(`${event.step}: ${event.message}`),
     });
     const mcp = await connect(authorizedFetch, stack.resource);
-    const created = await mcp.callTool({ name: 'notes_create', arguments: { title: 'registered dynamically' } });
+    const created = await mcp.callTool({
+      name: 'notes_create',
+      arguments: { title: 'registered dynamically' },
+    });
     expect(created.isError).toBeFalsy();
     const registered = progress.find((line) => line.startsWith('client_id:'));
     expect(registered).toMatch(/regist/i);
@@ -137,7 +139,11 @@ describe('the client SDK against the real authorization server and protected ser
     const userAgent = new FormUserAgent(stack.user);
     const { url, server, fetches } = await serveClientMetadata(userAgent.redirectUris);
     try {
-      const authorizedFetch = createAuthorizedFetch({ resource: stack.resource, userAgent, clientMetadataUrl: url });
+      const authorizedFetch = createAuthorizedFetch({
+        resource: stack.resource,
+        userAgent,
+        clientMetadataUrl: url,
+      });
       const mcp = await connect(authorizedFetch, stack.resource);
       const listed = await mcp.callTool({ name: 'notes_list', arguments: {} });
       expect(listed.isError).toBeFalsy();
@@ -149,27 +155,3 @@ describe('the client SDK against the real authorization server and protected ser
     }
   });
 });
-
-/** A client ID metadata document on loopback http: the development form, fetched by a loopback issuer only. */
-async function serveClientMetadata(
-  redirectUris: readonly string[],
-): Promise<{ url: string; server: Server; fetches: () => number }> {
-  let count = 0;
-  let url = '';
-  const server = createServer((request, response) => {
-    count += 1;
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(
-      JSON.stringify({
-        client_id: url,
-        client_name: 'E2E metadata document client',
-        redirect_uris: redirectUris,
-        grant_types: ['authorization_code', 'refresh_token'],
-        token_endpoint_auth_method: 'none',
-      }),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/e2e/client.json`;
-  return { url, server, fetches: () => count };
-}

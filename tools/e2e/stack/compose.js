@@ -1,0 +1,54 @@
+// Brings docker/compose.yaml up with Testcontainers' DockerComposeEnvironment for the stack suite, and down again.
+// Plain JavaScript: Jest loads global setup files untransformed.
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT = 'portcullis-e2e';
+export const COMPOSE_DIR = fileURLToPath(new URL('../../../docker', import.meta.url));
+export const SERVICES = ['postgres', 'redis', 'authorization-server', 'protected-server', 'proxy'];
+/** The stack's host ports (host networking): PostgreSQL, Redis and the three apps. */
+export const PORTS = [5433, 6380, 4000, 4100, 4200];
+
+const ENVIRONMENT = Symbol.for('portcullis.e2e.compose');
+
+function say(line) {
+  process.stderr.write(`[portcullis:e2e:stack] ${line}\n`);
+}
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+export async function up() {
+  const taken = [];
+  for (const port of PORTS) if (!(await portFree(port))) taken.push(port);
+  if (taken.length > 0) {
+    throw new Error(
+      `the compose stack needs ports ${PORTS.join(', ')} on 127.0.0.1, but ${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} in use ` +
+        '(stop `npm start` or another `docker compose up` first)',
+    );
+  }
+  const { DockerComposeEnvironment, Wait } = await import('testcontainers');
+  const started = Date.now();
+  let environment = new DockerComposeEnvironment(COMPOSE_DIR, 'compose.yaml')
+    .withProjectName(PROJECT)
+    .withBuild()
+    .withStartupTimeout(300_000);
+  for (const service of SERVICES)
+    environment = environment.withWaitStrategy(`${service}-1`, Wait.forHealthCheck());
+  const running = await environment.up();
+  globalThis[ENVIRONMENT] = running;
+  say(`compose stack healthy in ${((Date.now() - started) / 1000).toFixed(1)} s: ${SERVICES.join(', ')}`);
+}
+
+export async function down() {
+  const running = globalThis[ENVIRONMENT];
+  globalThis[ENVIRONMENT] = undefined;
+  if (!running) return;
+  await running.down({ removeVolumes: true, timeout: 20_000 });
+  say('compose stack removed (containers and volumes)');
+}
