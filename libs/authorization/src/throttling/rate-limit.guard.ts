@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  SetMetadata,
-  type CanActivate,
-  type ExecutionContext,
-} from '@nestjs/common';
+import { Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -27,11 +21,12 @@ export class RateLimitedError extends Error {
   }
 }
 
-/** Limits a route per client address with the named limit of `rateLimits` (requests per minute). */
-export const RateLimit = (name: keyof AuthorizationServerOptions['rateLimits']) => SetMetadata(RATE_LIMIT, name);
+/** Limits a route per issuer and client address with the named limit of `rateLimits` (requests per minute). */
+export const RateLimit = (name: keyof AuthorizationServerOptions['rateLimits']) =>
+  SetMetadata(RATE_LIMIT, name);
 
 /**
- * A fixed-window rate limit per client address and route. (Not `@nestjs/throttler`: its 6.x release is CommonJS
+ * A fixed-window rate limit per issuer, route and client address. (Not `@nestjs/throttler`: its 6.x release is CommonJS
  * requiring the ESM-only Nest 12, which loads in Node but not in Jest's module runtime.)
  *
  * @see https://www.rfc-editor.org/rfc/rfc6585#section-4
@@ -53,7 +48,9 @@ export class RateLimitGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const limit = this.options.rateLimits[name];
-    const { hits, resetMs } = await this.store.hit(`${name}:${request.ip}`, WINDOW_MS);
+    // Per issuer: instances of one server share a budget through Redis; an authorization server and a proxy on the
+    // same Redis do not.
+    const { hits, resetMs } = await this.store.hit(`${this.options.issuer}|${name}|${request.ip}`, WINDOW_MS);
     const resetSeconds = Math.ceil(resetMs / 1000);
     // draft-ietf-httpapi-ratelimit-headers: what a well-behaved client needs to pace itself.
     reply.header('ratelimit-limit', String(limit));
