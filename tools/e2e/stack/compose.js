@@ -32,7 +32,15 @@ export async function up() {
         '(stop `npm start` or another `docker compose up` first)',
     );
   }
-  const { DockerComposeEnvironment, Wait } = await import('testcontainers');
+  const { DockerComposeEnvironment, Wait, getContainerRuntimeClient } = await import('testcontainers');
+  try {
+    await getContainerRuntimeClient();
+  } catch (error) {
+    throw new Error(
+      `the compose stack needs a container engine and none answers (${error.message}); ` +
+        'start Docker, or on a machine without one: eval "$(tools/containers/provision.sh)"',
+    );
+  }
   const started = Date.now();
   let environment = new DockerComposeEnvironment(COMPOSE_DIR, 'compose.yaml')
     .withProjectName(PROJECT)

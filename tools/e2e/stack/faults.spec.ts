@@ -40,6 +40,15 @@ async function restartCounts(): Promise<string[]> {
   );
 }
 
+/** The key IDs the authorization server publishes at its `jwks_uri`. */
+async function publishedKeyIds(): Promise<string[]> {
+  const metadata = (await (await fetch(`${STACK.issuer}/.well-known/oauth-authorization-server`)).json()) as {
+    jwks_uri: string;
+  };
+  const jwks = (await (await fetch(metadata.jwks_uri)).json()) as { keys: { kid: string }[] };
+  return jwks.keys.map((key) => key.kid).sort();
+}
+
 /** A response body that is a stack trace, or mentions one: what an error must never show a client. */
 const STACK_TRACE = /\bat [\w.<>]+ \(|node:internal|\.(?:js|ts):\d+:\d+|\bError: /;
 
@@ -53,6 +62,7 @@ describe('faults in the compose stack', () => {
       fetch: countingFetch(earlierCounts),
     });
     const earlierMcp = await connect(earlier);
+    const keysBefore = await publishedKeyIds();
 
     // The browser comes back with the code; the authorization server restarts before the client redeems it.
     const browser = new FormUserAgent(STACK.user);
@@ -90,7 +100,9 @@ describe('faults in the compose stack', () => {
       expect(counts).toEqual({ authorization_code: 1 });
       const clientId = (await authorizedFetch.tokens())?.clientId;
 
-      // The earlier token still verifies at the protected server: same keys after the restart, no new token.
+      // The restarted server signs with the keys it had (kept in its database), so the earlier token still verifies
+      // at the protected server, with no new token.
+      expect(await publishedKeyIds()).toEqual(keysBefore);
       expect((await earlierMcp.callTool({ name: 'notes_list', arguments: {} })).isError).toBeFalsy();
       expect(earlierCounts).toEqual({ authorization_code: 1 });
 
