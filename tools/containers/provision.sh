@@ -79,6 +79,11 @@ stop_engine() {
     log "dockerd did not stop within 30 s: killing it"
     kill -KILL "$pid" || true
   fi
+  # dockerd leaves its default network namespace mounted under the exec root; nothing of ours stays mounted.
+  local mount_point
+  while read -r mount_point; do
+    umount "$mount_point" 2>/dev/null || umount -l "$mount_point" 2>/dev/null || true
+  done < <(awk -v root="$STATE_DIR/" 'index($2, root) == 1 { print $2 }' /proc/mounts | sort -r)
   rm -f "$PIDFILE" "$SOCKET"
   log "stopped"
 }

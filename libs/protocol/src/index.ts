@@ -11,6 +11,7 @@ export {
   WELL_KNOWN_PATHS,
   authorizationServerMetadataUrls,
   protectedResourceMetadataUrls,
+  sameIssuerIdentifier,
   type AuthorizationServerMetadataUrlOptions,
 } from './well-known.js';
 export { formatWwwAuthenticate, parseWwwAuthenticate, type Challenge } from './www-authenticate.js';

@@ -52,8 +52,29 @@ describe('redirectUriMatches', () => {
       'http://127.0.0.1:9/cb',
       true,
     ],
+    [
+      'localhost with a port against no port',
+      ['http://localhost/callback'],
+      'http://localhost:53076/callback',
+      true,
+    ],
+    [
+      'localhost with a port against another port',
+      ['http://localhost:3000/cb'],
+      'http://localhost:1/cb',
+      true,
+    ],
     // The loopback exception frees the port and nothing else.
-    ['localhost with a port', ['http://localhost/cb'], 'http://localhost:5000/cb', false],
+    ['an uppercase LOCALHOST', ['http://localhost/cb'], 'http://LOCALHOST:5000/cb', false],
+    [
+      'a longer name ending in localhost',
+      ['http://localhost/cb'],
+      'http://localhost.evil.example:5000/cb',
+      false,
+    ],
+    ['https on localhost', ['https://localhost/cb'], 'https://localhost:5000/cb', false],
+    ['localhost with userinfo', ['http://localhost/cb'], 'http://a@localhost:5000/cb', false],
+    ['localhost with another path', ['http://localhost/callback'], 'http://localhost:5000/callback/x', false],
     ['localhost for 127.0.0.1', ['http://localhost/cb'], 'http://127.0.0.1:5000/cb', false],
     ['127.0.0.1 for localhost', ['http://127.0.0.1/cb'], 'http://localhost:5000/cb', false],
     ['[::1] for 127.0.0.1', ['http://127.0.0.1/cb'], 'http://[::1]:5000/cb', false],
@@ -108,7 +129,7 @@ describe('redirectUriMatches', () => {
         `${segments.map((s) => `/${s}`).join('')}${query === undefined ? '' : `?${query}`}`,
     );
   const port = fc.integer({ min: 1, max: 65535 });
-  const loopback = fc.constantFrom('127.0.0.1', '[::1]');
+  const loopback = fc.constantFrom('127.0.0.1', '[::1]', 'localhost');
 
   it('accepts any port for a registered loopback IP redirect URI, path and query unchanged', () => {
     fc.assert(
@@ -118,10 +139,13 @@ describe('redirectUriMatches', () => {
     );
   });
 
-  it('gives localhost no port freedom', () => {
+  it('never lets one loopback host stand for another', () => {
     fc.assert(
-      fc.property(pathAndQuery, port, (rest, p) => {
-        expect(redirectUriMatches([`http://localhost${rest}`], `http://localhost:${p}${rest}`)).toBe(false);
+      fc.property(loopback, loopback, pathAndQuery, port, (registered, requested, rest, p) => {
+        fc.pre(registered !== requested);
+        expect(redirectUriMatches([`http://${registered}${rest}`], `http://${requested}:${p}${rest}`)).toBe(
+          false,
+        );
       }),
     );
   });

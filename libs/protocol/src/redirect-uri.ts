@@ -4,16 +4,19 @@
  * Rules kept here:
  * - OAuth 2.1 Section 2.3.1 / RFC 9700 Section 2.1 / spec 5.6 (4): exact string comparison against the registered
  *   values; no normalisation of case, percent-encoding, trailing slashes or default ports; no wildcards.
- * - RFC 8252 Section 7.3 / OAuth 2.1 Section 8.4.2: for a registered loopback IP redirect URI (`http` with host
- *   `127.0.0.1` or `[::1]`) any port is accepted at request time; scheme, host, path and query still match
- *   exactly. The registered URI may carry a port or not.
- * - RFC 8252 Section 8.3: `localhost` is not a loopback IP literal and gets no port freedom.
+ * - RFC 8252 Section 7.3 / OAuth 2.1 Section 8.4.2: for a registered loopback redirect URI (`http` with host
+ *   `127.0.0.1`, `[::1]` or `localhost`) any port is accepted at request time; scheme, host, path and query still
+ *   match exactly (`localhost` does not stand for `127.0.0.1`, nor the other way round). The registered URI may
+ *   carry a port or not. RFC 8252 Section 8.3 prefers the IP literals, but shipping MCP clients register
+ *   `http://localhost/callback` and listen on an ephemeral port, and the port is all that varies.
  * - A requested URI on the loopback path carrying userinfo, a fragment, whitespace, a backslash or a malformed port
  *   never matches, so no parser differential (WHATWG treats `\` as `/`) can turn it into another host.
  */
 import { splitAuthority, splitUri } from './uri-parts.js';
 
 const LOOPBACK_IP_LITERALS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]']);
+/** The hosts, as written (no case folding), whose `http` redirect URIs have port freedom. */
+const PORT_FREE_LOOPBACK_HOSTS: ReadonlySet<string> = new Set([...LOOPBACK_IP_LITERALS, 'localhost']);
 // Printable ASCII without `\`: anything else never takes part in the loopback exception.
 const PLAIN_URI = /^[\x21-\x5B\x5D-\x7E]*$/u;
 const PORT = /^[0-9]{1,5}$/u;
@@ -46,13 +49,13 @@ interface LoopbackRedirect {
   rest: string;
 }
 
-/** Splits a loopback IP redirect URI, or returns `undefined` when `uri` is not one in plain form. */
+/** Splits a loopback redirect URI, or returns `undefined` when `uri` is not one in plain form. */
 function parseLoopbackRedirect(uri: string): LoopbackRedirect | undefined {
   if (!PLAIN_URI.test(uri)) return undefined;
   const { scheme, authority, path, query, fragment } = splitUri(uri);
   if (scheme !== 'http' || authority === undefined || fragment !== undefined) return undefined;
   const parts = splitAuthority(authority);
-  if (parts === undefined || parts.userinfo !== undefined || !isLoopbackIpLiteral(parts.host))
+  if (parts === undefined || parts.userinfo !== undefined || !PORT_FREE_LOOPBACK_HOSTS.has(parts.host))
     return undefined;
   if (parts.port !== undefined) {
     if (!PORT.test(parts.port)) return undefined;
@@ -64,13 +67,14 @@ function parseLoopbackRedirect(uri: string): LoopbackRedirect | undefined {
 
 /**
  * Whether `requested` may be used as the `redirect_uri` of a client that registered `registered`: an exact string
- * match with one registered value, or, for a registered `http://127.0.0.1` or `http://[::1]` redirect URI, the
- * same URI with any port (RFC 8252 Section 7.3).
+ * match with one registered value, or, for a registered `http://127.0.0.1`, `http://[::1]` or `http://localhost`
+ * redirect URI, the same URI with any port (RFC 8252 Section 7.3, OAuth 2.1 Section 8.4.2).
  *
  * @example
  * ```ts
  * redirectUriMatches(['http://127.0.0.1/cb'], 'http://127.0.0.1:5000/cb'); // true
- * redirectUriMatches(['http://localhost/cb'], 'http://localhost:5000/cb'); // false
+ * redirectUriMatches(['http://localhost/cb'], 'http://localhost:5000/cb'); // true
+ * redirectUriMatches(['http://localhost/cb'], 'http://127.0.0.1:5000/cb'); // false
  * redirectUriMatches(['https://app.example.com/cb'], 'https://app.example.com/cb/'); // false
  * ```
  *

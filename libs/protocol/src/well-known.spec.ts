@@ -5,6 +5,7 @@ import {
   WELL_KNOWN_PATHS,
   authorizationServerMetadataUrls,
   protectedResourceMetadataUrls,
+  sameIssuerIdentifier,
 } from './well-known.js';
 
 describe('protectedResourceMetadataUrls', () => {
@@ -183,6 +184,44 @@ describe('authorizationServerMetadataUrls', () => {
         expect(urls[0]).toBe(`https://as.example.com${WELL_KNOWN_PATHS.authorizationServer}${path}`);
         expect(urls.every((url) => url.startsWith('https://as.example.com/'))).toBe(true);
         expect(urls).toHaveLength(openIdConnect ? (path === '' ? 2 : 3) : 1);
+      }),
+    );
+  });
+});
+
+describe('sameIssuerIdentifier', () => {
+  it.each([
+    ['https://as.example', 'https://as.example'],
+    ['https://as.example/', 'https://as.example'],
+    ['https://as.example', 'https://as.example/'],
+    ['http://127.0.0.1:4000/', 'http://127.0.0.1:4000'],
+    ['https://as.example/t1', 'https://as.example/t1'],
+  ])('treats %j and %j as one issuer', (named, published) => {
+    expect(sameIssuerIdentifier(named, published)).toBe(true);
+  });
+
+  it.each([
+    ['https://as.example/t1/', 'https://as.example/t1', 'a path with and without its terminating /'],
+    ['https://AS.example/', 'https://as.example', 'host case'],
+    ['HTTPS://as.example/', 'HTTPS://as.example', 'a scheme that is not written http or https'],
+    ['https://as.example:443/', 'https://as.example', 'a default port'],
+    ['https://as.example//', 'https://as.example/', 'two slashes'],
+    ['https://as.example/?', 'https://as.example?', 'a query'],
+    ['https://as.example/%2F', 'https://as.example/', 'percent-encoding'],
+    ['https://attacker.example/', 'https://as.example', 'another host'],
+  ])('keeps %j and %j apart (%s)', (named, published) => {
+    expect(sameIssuerIdentifier(named, published)).toBe(false);
+  });
+
+  it('accepts only the root trailing-slash equivalence, symmetrically', () => {
+    const host = fc.stringMatching(/^[a-z0-9-]{1,10}\.example$/u);
+    const path = fc.stringMatching(/^(\/[a-z0-9]{1,5}){0,2}\/?$/u);
+    fc.assert(
+      fc.property(host, path, path, (h, a, b) => {
+        const [named, published] = [`https://${h}${a}`, `https://${h}${b}`];
+        const expected = named === published || ((a === '' || a === '/') && (b === '' || b === '/'));
+        expect(sameIssuerIdentifier(named, published)).toBe(expected);
+        expect(sameIssuerIdentifier(published, named)).toBe(expected);
       }),
     );
   });

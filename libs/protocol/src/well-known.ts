@@ -113,3 +113,37 @@ export function authorizationServerMetadataUrls(
   }
   return urls;
 }
+
+/**
+ * Whether `named` (the issuer identifier a protected resource's metadata lists in `authorization_servers`) and
+ * `published` (the `issuer` of the metadata document fetched for it) identify the same authorization server: equal
+ * byte for byte, or one a root issuer and the other the same with a `/` path. For `http` and `https` an empty path and
+ * `/` are the same URI (RFC 3986 Section 6.2.3), and both give the same well-known URL (RFC 8414 Section 3.1). No
+ * other equivalence is accepted: no case folding, no default-port elision, no percent-decoding, and a non-empty path
+ * with and without a terminating `/` stay different issuers. From there on the published `issuer` is used byte for
+ * byte (the RFC 9207 `iss` check stays exact).
+ *
+ * @example
+ * ```ts
+ * sameIssuerIdentifier('https://as.example/', 'https://as.example'); // true
+ * sameIssuerIdentifier('https://as.example/t1/', 'https://as.example/t1'); // false
+ * sameIssuerIdentifier('https://AS.example', 'https://as.example'); // false
+ * ```
+ *
+ * @see {@link https://www.rfc-editor.org/rfc/rfc3986#section-6.2.3 RFC 3986 Section 6.2.3}
+ * @see {@link https://www.rfc-editor.org/rfc/rfc8414#section-3.3 RFC 8414 Section 3.3}
+ */
+export function sameIssuerIdentifier(named: string, published: string): boolean {
+  if (named === published) return true;
+  const [root, withSlash] = named.length < published.length ? [named, published] : [published, named];
+  if (withSlash !== `${root}/`) return false;
+  const { scheme, authority, path, query, fragment } = splitUri(root);
+  return (
+    (scheme === 'https' || scheme === 'http') &&
+    authority !== undefined &&
+    authority !== '' &&
+    path === '' &&
+    query === undefined &&
+    fragment === undefined
+  );
+}

@@ -22,7 +22,10 @@ describe('the token endpoint with authorization codes', () => {
     await as?.close();
   });
 
-  async function codeFor(client: TestClient, overrides = {}): Promise<{ callback: URL; request: AuthorizationRequest }> {
+  async function codeFor(
+    client: TestClient,
+    overrides = {},
+  ): Promise<{ callback: URL; request: AuthorizationRequest }> {
     const request = authorizationRequest(as, client, overrides);
     return { callback: await authorize(new HeadlessUserAgent(), request, user, client), request };
   }
@@ -43,7 +46,10 @@ describe('the token endpoint with authorization codes', () => {
 
     const second = await redeem(as, client, callback, request);
     expect(second.status).toBe(400);
-    expect(second.body).toEqual({ error: 'invalid_grant', error_description: 'authorization code is invalid' });
+    expect(second.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'authorization code is invalid',
+    });
     expect(second.headers.get('cache-control')).toBe('no-store');
 
     const refreshed = await tokenRequest(as, {
@@ -58,19 +64,33 @@ describe('the token endpoint with authorization codes', () => {
     expect(revoked[0]!.revokedAt).not.toBeNull();
   });
 
-  it('lets exactly one of 10 parallel redemptions of one code succeed', async () => {
+  it('lets exactly one of 20 parallel redemptions of one code succeed', async () => {
     const client = await as.createClient();
     const { callback, request } = await codeFor(client);
-    const results = await Promise.all(Array.from({ length: 10 }, () => redeem(as, client, callback, request)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => redeem(as, client, callback, request)),
+    );
     expect(results.filter((result) => result.status === 200)).toHaveLength(1);
-    expect(results.filter((result) => result.body.error === 'invalid_grant')).toHaveLength(9);
+    expect(results.filter((result) => result.body.error === 'invalid_grant')).toHaveLength(19);
   });
 
   describe('rejects with invalid_grant, leaving the code usable', () => {
     it.each([
-      ['a wrong code_verifier', { code_verifier: 'x'.repeat(43) }, 'code_verifier does not match the code_challenge'],
-      ['another redirect_uri', { redirect_uri: 'http://127.0.0.1/other' }, 'redirect_uri does not match the authorization request'],
-      ['no redirect_uri', { redirect_uri: undefined }, 'redirect_uri does not match the authorization request'],
+      [
+        'a wrong code_verifier',
+        { code_verifier: 'x'.repeat(43) },
+        'code_verifier does not match the code_challenge',
+      ],
+      [
+        'another redirect_uri',
+        { redirect_uri: 'http://127.0.0.1/other' },
+        'redirect_uri does not match the authorization request',
+      ],
+      [
+        'no redirect_uri',
+        { redirect_uri: undefined },
+        'redirect_uri does not match the authorization request',
+      ],
     ])('%s', async (_name, extra, description) => {
       const client = await as.createClient();
       const { callback, request } = await codeFor(client);
@@ -93,7 +113,7 @@ describe('the token endpoint with authorization codes', () => {
     });
   });
 
-  it('rejects a resource switch at the token endpoint with invalid_target', async () => {
+  it('rejects a resource switch at the token endpoint with invalid_target, leaving the code usable', async () => {
     const client = await as.createClient();
     const { callback, request } = await codeFor(client);
     await expectNothingIssued(async () => {
@@ -101,13 +121,60 @@ describe('the token endpoint with authorization codes', () => {
       expect(response.status).toBe(400);
       expect(response.body.error).toBe('invalid_target');
     });
+    const codes = await as.prisma.authorizationCode.findMany({ where: { clientId: client.clientId } });
+    expect(codes.map((code) => code.consumedAt)).toEqual([null]);
+    const corrected = await redeem(as, client, callback, request);
+    expect(corrected.status).toBe(200);
+    const grants = await as.prisma.authorizationGrant.findMany({ where: { clientId: client.clientId } });
+    expect(grants.map((grant) => grant.revokedAt)).toEqual([null]);
+  });
+
+  it('redeems a code sent to an ephemeral port of a registered http://localhost redirect URI', async () => {
+    const registered = await as.createClient({ redirectUris: ['http://localhost/callback'] });
+    const client = { ...registered, redirectUri: 'http://localhost:53076/callback' };
+    const { callback, request } = await codeFor(client);
+    expect(callback.origin).toBe('http://localhost:53076');
+    expect((await redeem(as, client, callback, request)).status).toBe(200);
+  });
+
+  describe('redirect_uri, required at the token endpoint only when the authorization request included it', () => {
+    it('may be left out when the authorization request left it out (one registered URI)', async () => {
+      const client = await as.createClient();
+      const { callback, request } = await codeFor(client, { redirect_uri: undefined });
+      const response = await redeem(as, client, callback, request, { redirect_uri: undefined });
+      expect(response.status).toBe(200);
+    });
+
+    it('may still be sent then, as the registered URI', async () => {
+      const client = await as.createClient();
+      const { callback, request } = await codeFor(client, { redirect_uri: undefined });
+      expect((await redeem(as, client, callback, request)).status).toBe(200);
+    });
+
+    it('refuses another URI then, leaving the code usable', async () => {
+      const client = await as.createClient();
+      const { callback, request } = await codeFor(client, { redirect_uri: undefined });
+      await expectNothingIssued(async () => {
+        const response = await redeem(as, client, callback, request, {
+          redirect_uri: 'http://127.0.0.1/other',
+        });
+        expect(response.body).toEqual({
+          error: 'invalid_grant',
+          error_description: 'redirect_uri does not match the authorization request',
+        });
+      });
+      expect((await redeem(as, client, callback, request, { redirect_uri: undefined })).status).toBe(200);
+    });
   });
 
   it('rejects a code_verifier that is not a verifier', async () => {
     const client = await as.createClient();
     const { callback, request } = await codeFor(client);
     const response = await redeem(as, client, callback, request, { code_verifier: 'short' });
-    expect(response.body).toEqual({ error: 'invalid_request', error_description: 'code_verifier is malformed' });
+    expect(response.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'code_verifier is malformed',
+    });
   });
 
   it('refuses a JSON body', async () => {
@@ -133,7 +200,10 @@ describe('the token endpoint with authorization codes', () => {
       body: `grant_type=authorization_code&code=${'a'.repeat(70_000)}`,
     });
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ error: 'invalid_request', error_description: 'the request body is too large' });
+    expect(await response.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'the request body is too large',
+    });
   });
 
   it('refuses a repeated parameter', async () => {
@@ -142,12 +212,20 @@ describe('the token endpoint with authorization codes', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'grant_type=authorization_code&code=a&code=b&client_id=x',
     });
-    expect(await response.json()).toEqual({ error: 'invalid_request', error_description: 'parameter sent more than once: code' });
+    expect(await response.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'parameter sent more than once: code',
+    });
   });
 
   it('answers an unknown grant type with unsupported_grant_type', async () => {
     const client = await as.createClient();
-    const response = await tokenRequest(as, { grant_type: 'password', client_id: client.clientId, username: 'a', password: 'b' });
+    const response = await tokenRequest(as, {
+      grant_type: 'password',
+      client_id: client.clientId,
+      username: 'a',
+      password: 'b',
+    });
     expect(response.body.error).toBe('unsupported_grant_type');
   });
 
@@ -155,8 +233,12 @@ describe('the token endpoint with authorization codes', () => {
     it('authenticates with client_secret_basic and gets tokens', async () => {
       const client = await as.createClient({ confidential: 'client_secret_basic' });
       const { callback, request } = await codeFor(client);
-      const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret!)}`).toString('base64');
-      const response = await redeem(as, client, callback, request, { client_id: undefined }).catch(() => undefined);
+      const basic = Buffer.from(
+        `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret!)}`,
+      ).toString('base64');
+      const response = await redeem(as, client, callback, request, { client_id: undefined }).catch(
+        () => undefined,
+      );
       expect(response?.status).toBe(401);
       const ok = await tokenRequest(
         as,

@@ -30,7 +30,12 @@ describe('refresh tokens', () => {
   }
 
   const refresh = (client: TestClient, token: string, extra: Record<string, string> = {}) =>
-    tokenRequest(as, { grant_type: 'refresh_token', refresh_token: token, client_id: client.clientId, ...extra });
+    tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: token,
+      client_id: client.clientId,
+      ...extra,
+    });
 
   it('rotates on every use', async () => {
     const client = await as.createClient();
@@ -58,19 +63,49 @@ describe('refresh tokens', () => {
     expect(tokens.every((token) => token.revokedAt !== null)).toBe(true);
   });
 
-  it('lets exactly one of 10 concurrent refreshes with one token succeed', async () => {
+  it('lets exactly one of 20 concurrent refreshes with one token succeed', async () => {
     const client = await as.createClient();
     const first = await tokensFor(client);
-    const results = await Promise.all(Array.from({ length: 10 }, () => refresh(client, first.refresh_token)));
+    const results = await Promise.all(Array.from({ length: 20 }, () => refresh(client, first.refresh_token)));
     expect(results.filter((result) => result.status === 200)).toHaveLength(1);
-    expect(results.filter((result) => result.body.error === 'invalid_grant')).toHaveLength(9);
+    expect(results.filter((result) => result.body.error === 'invalid_grant')).toHaveLength(19);
   });
+
+  it.each([
+    ['a widened scope', { scope: 'notes:read notes:write' }, 'invalid_scope'],
+    ['another resource', { resource: 'https://other.example/mcp' }, 'invalid_target'],
+    ['a malformed scope', { scope: 'notes:read "x"' }, 'invalid_scope'],
+  ])(
+    'refuses %s without using the refresh token up: the corrected retry works and counts no reuse',
+    async (_name, extra, error) => {
+      const client = await as.createClient();
+      const first = await tokensFor(client, 'notes:read');
+      const before = await as.counts();
+      const refused = await refresh(client, first.refresh_token, extra);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe(error);
+      const after = await as.counts();
+      expect(after.accessTokens).toBe(before.accessTokens);
+      expect(after.refreshTokens).toBe(before.refreshTokens);
+      const [grant] = await as.prisma.authorizationGrant.findMany({ where: { clientId: client.clientId } });
+      const stored = await as.prisma.refreshToken.findMany({ where: { grantId: grant!.id } });
+      expect(stored.map((token) => token.consumedAt)).toEqual([null]);
+
+      const retried = await refresh(client, first.refresh_token);
+      expect(retried.status).toBe(200);
+      const grants = await as.prisma.authorizationGrant.findMany({ where: { clientId: client.clientId } });
+      expect(grants.map((grant) => grant.revokedAt)).toEqual([null]);
+    },
+  );
 
   it('may narrow the scope and never widen it', async () => {
     const client = await as.createClient();
     const first = await tokensFor(client, 'notes:read');
     const widened = await refresh(client, first.refresh_token, { scope: 'notes:read notes:write' });
-    expect(widened.body).toEqual({ error: 'invalid_scope', error_description: 'scope exceeds the original grant: notes:write' });
+    expect(widened.body).toEqual({
+      error: 'invalid_scope',
+      error_description: 'scope exceeds the original grant: notes:write',
+    });
 
     const second = await tokensFor(client, 'notes:read notes:write');
     const narrowed = await refresh(client, second.refresh_token, { scope: 'notes:read' });
@@ -104,7 +139,10 @@ describe('refresh tokens', () => {
   it('expires after the idle lifetime', async () => {
     const client = await as.createClient();
     const tokens = await tokensFor(client);
-    await as.prisma.refreshToken.updateMany({ where: { consumedAt: null }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await as.prisma.refreshToken.updateMany({
+      where: { consumedAt: null },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const response = await refresh(client, tokens.refresh_token);
     expect(response.body.error).toBe('invalid_grant');
   });

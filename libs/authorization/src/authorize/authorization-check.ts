@@ -16,6 +16,8 @@ export interface AuthorizationCheckContext {
   readonly extensions: ExtensionRegistry;
   client?: OAuthClient;
   redirectUri?: string;
+  /** Whether the request carried `redirect_uri` (then the token request must repeat it, RFC 6749 4.1.3). */
+  redirectUriSent?: boolean;
   codeChallenge?: string;
   resource?: RegisteredResource;
   scopes?: string[];

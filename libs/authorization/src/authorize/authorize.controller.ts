@@ -66,6 +66,7 @@ export class AuthorizeController {
       {
         clientId: established(context, 'client').clientId,
         redirectUri: established(context, 'redirectUri'),
+        redirectUriSent: context.redirectUriSent !== false,
         ...(state ? { state } : {}),
         codeChallenge: established(context, 'codeChallenge'),
         resource: established(context, 'resource').uri,

@@ -1,11 +1,18 @@
-// Rules kept: RFC 6749 4.1.3 (code, redirect_uri and client bound to the code), OAuth 2.1 4.1.3 and RFC 7636 4.6
+// Rules kept: RFC 6749 4.1.3 (code and client bound to the code; `redirect_uri` required, and identical, when the
+// authorization request included it, optional otherwise but then the one used), OAuth 2.1 4.1.3 and RFC 7636 4.6
 // (code_verifier REQUIRED and checked against the S256 challenge), details.md token rules (a code is single use;
 // its second redemption fails with `invalid_grant` and revokes every token the first produced; RFC 6749 4.1.2),
 // RFC 8707 2.2 (a `resource` at the token endpoint must be the one granted), RFC 6749 5.2 (`invalid_grant` for
-// every binding failure, saying no more than needed).
+// every binding failure, saying no more than needed). Every check that can refuse runs before the code is consumed,
+// so a refused request leaves it redeemable and only a code actually redeemed counts as replayed.
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenResponse } from '@portcullis/extensions';
-import { canonicalizeResourceUri, isCodeVerifier, OAuthError, verifyCodeChallenge } from '@portcullis/protocol';
+import {
+  canonicalizeResourceUri,
+  isCodeVerifier,
+  OAuthError,
+  verifyCodeChallenge,
+} from '@portcullis/protocol';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
@@ -34,19 +41,32 @@ export class AuthorizationCodeGrant implements TokenGrant {
     const stored = await this.grants.findCode(code);
     if (!stored) throw new OAuthError('invalid_grant', 'authorization code is invalid');
     if (stored.consumedAt) return this.#replayed(stored.grantId);
-    if (stored.clientId !== client.clientId) throw new OAuthError('invalid_grant', 'authorization code is invalid');
-    if (params.get('redirect_uri') !== stored.redirectUri) {
+    if (stored.clientId !== client.clientId) {
+      throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    }
+    const redirectUri = params.get('redirect_uri');
+    if (
+      stored.redirectUriSent
+        ? redirectUri !== stored.redirectUri
+        : redirectUri !== undefined && redirectUri !== stored.redirectUri
+    ) {
       throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
     }
     if (!verifyCodeChallenge(verifier, stored.codeChallenge, 'S256')) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
+    const family = await this.grants.findGrant(stored.grantId);
+    if (!family) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    assertSameResource(params.resources, family.resource);
 
     const redemption = await this.grants.redeemCode(stored);
     if (redemption.outcome === 'replayed') return this.#replayed(redemption.grantId);
-    if (redemption.outcome !== 'redeemed') throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    if (redemption.outcome !== 'redeemed') {
+      throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    }
+    // Read after the redemption, so a revocation that raced it is seen.
     const { grant } = redemption;
-    assertSameResource(params.resources, grant.resource);
+    if (grant.revokedAt) throw new OAuthError('invalid_grant', 'authorization code is invalid');
 
     const refreshable = client.grantTypes.includes('refresh_token');
     return this.issuer.issue({
@@ -65,7 +85,12 @@ export class AuthorizationCodeGrant implements TokenGrant {
           }
         : {}),
       ...(grant.scopes.includes('openid')
-        ? { idToken: { authTime: grant.authTime, ...(redemption.code.nonce ? { nonce: redemption.code.nonce } : {}) } }
+        ? {
+            idToken: {
+              authTime: grant.authTime,
+              ...(redemption.code.nonce ? { nonce: redemption.code.nonce } : {}),
+            },
+          }
         : {}),
     });
   }

@@ -1,11 +1,13 @@
 // Rules kept: RFC 6749 6 (refresh request; `scope` may narrow, never widen: `invalid_scope`), spec 5.4.4 and RFC
 // 9700 4.14.2 (rotation on every use; a consumed refresh token presented again revokes the whole family), RFC 8707
 // 2.2 (`resource` must be the granted one), OAuth 2.1 4.3.1 (bound to the client it was issued to). Idle and
-// absolute lifetimes end a family; without `offline_access` it also ends with the login session it came from.
+// absolute lifetimes end a family; without `offline_access` it also ends with the login session it came from. Every
+// check that can refuse runs before the refresh token is consumed, so a refused request leaves it usable and only a
+// token actually used counts as reused.
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenResponse } from '@portcullis/extensions';
 import { OAuthError, parseScope } from '@portcullis/protocol';
-import { PrismaClient } from '@portcullis/persistence';
+import { PrismaClient, type AuthorizationGrant } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
@@ -43,29 +45,28 @@ export class RefreshTokenGrant implements TokenGrant {
       throw new OAuthError('invalid_grant', 'refresh token is invalid');
     }
 
-    const consumption = await this.grants.consumeRefreshToken(stored);
-    if (consumption.outcome === 'reused') {
-      this.#logger.warn(`refresh token reused: revoking grant ${consumption.grantId}`);
-      await this.grants.revokeGrant(consumption.grantId);
+    // A family already ended (revoked, or past its absolute lifetime) refuses without counting as reuse.
+    this.#assertUsable(family);
+    if (stored.consumedAt) return this.#reused(stored.grantId);
+    if (stored.expiresAt.getTime() <= Date.now()) {
       throw new OAuthError('invalid_grant', 'refresh token is invalid');
     }
-    if (consumption.outcome !== 'consumed') throw new OAuthError('invalid_grant', 'refresh token is invalid');
-    const { token, grant } = consumption;
-
-    const now = Date.now();
-    if (grant.revokedAt || grant.absoluteExpiresAt.getTime() <= now) {
-      throw new OAuthError('invalid_grant', 'refresh token is invalid');
-    }
-    if (!grant.offlineAccess && !(await this.#sessionAlive(grant.sessionId))) {
+    if (!family.offlineAccess && !(await this.#sessionAlive(family.sessionId))) {
       throw new OAuthError('invalid_grant', 'the login session this refresh token belongs to has ended');
     }
-    assertSameResource(params.resources, grant.resource);
-
-    const scopes = requestedScopes ?? token.scopes;
-    const widened = scopes.filter((scope: string) => !token.scopes.includes(scope));
+    assertSameResource(params.resources, family.resource);
+    const scopes = requestedScopes ?? stored.scopes;
+    const widened = scopes.filter((scope: string) => !stored.scopes.includes(scope));
     if (widened.length > 0) {
       throw new OAuthError('invalid_scope', `scope exceeds the original grant: ${widened.join(' ')}`);
     }
+
+    const consumption = await this.grants.consumeRefreshToken(stored);
+    if (consumption.outcome === 'reused') return this.#reused(consumption.grantId);
+    if (consumption.outcome !== 'consumed') throw new OAuthError('invalid_grant', 'refresh token is invalid');
+    // Read after the consumption, so a revocation that raced it is seen.
+    const { token, grant } = consumption;
+    this.#assertUsable(grant);
 
     return this.issuer.issue({
       grantType: this.grantType,
@@ -81,6 +82,19 @@ export class RefreshTokenGrant implements TokenGrant {
       },
       ...(scopes.includes('openid') ? { idToken: { authTime: grant.authTime } } : {}),
     });
+  }
+
+  /** A revoked or past-its-absolute-lifetime family issues nothing. */
+  #assertUsable(grant: AuthorizationGrant): void {
+    if (grant.revokedAt || grant.absoluteExpiresAt.getTime() <= Date.now()) {
+      throw new OAuthError('invalid_grant', 'refresh token is invalid');
+    }
+  }
+
+  async #reused(grantId: string): Promise<never> {
+    this.#logger.warn(`refresh token reused: revoking grant ${grantId}`);
+    await this.grants.revokeGrant(grantId);
+    throw new OAuthError('invalid_grant', 'refresh token is invalid');
   }
 
   async #sessionAlive(sessionId: string | null): Promise<boolean> {

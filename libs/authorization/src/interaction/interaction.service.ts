@@ -159,6 +159,7 @@ export class InteractionService {
       },
       {
         redirectUri: request.redirectUri,
+        redirectUriSent: request.redirectUriSent !== false,
         codeChallenge: request.codeChallenge,
         ...(request.nonce ? { nonce: request.nonce } : {}),
         expiresAt: new Date(now + lifetimes.authorizationCode * 1000),

@@ -10,6 +10,8 @@ import {
 export interface ValidatedAuthorization {
   readonly clientId: string;
   readonly redirectUri: string;
+  /** Whether the authorization request carried `redirect_uri` (absent in requests saved before it was recorded). */
+  readonly redirectUriSent?: boolean;
   readonly state?: string;
   readonly codeChallenge: string;
   readonly resource: string;

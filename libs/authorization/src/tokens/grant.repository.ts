@@ -25,6 +25,8 @@ export interface NewGrant {
 
 export interface NewCode {
   redirectUri: string;
+  /** Whether the authorization request carried `redirect_uri`, which the token request must then repeat. */
+  redirectUriSent: boolean;
   codeChallenge: string;
   nonce?: string;
   expiresAt: Date;
@@ -63,6 +65,7 @@ export class GrantRepository {
           grantId: id,
           clientId: grant.clientId,
           redirectUri: code.redirectUri,
+          redirectUriSent: code.redirectUriSent,
           codeChallenge: code.codeChallenge,
           nonce: code.nonce ?? null,
           expiresAt: code.expiresAt,

@@ -8,7 +8,9 @@
  *   are not followed.
  * - RFC 8414 Section 3.3 and details.md (2026-07-28, feature `metadata-issuer-check`): the document's `issuer`
  *   MUST equal the issuer the well-known URL was built from, byte for byte, or the document is not used
- *   (`issuer_mismatch`; the flow stops there rather than trusting a later URL of the same server).
+ *   (`issuer_mismatch`; the flow stops there rather than trusting a later URL of the same server). One equivalence
+ *   is accepted, `https://as.example/` for `https://as.example` (RFC 3986 Section 6.2.3: the same URI and the same
+ *   well-known URL; stock servers publish exactly this), and the document's `issuer` is recorded from there on.
  * - details.md: without `S256` in `code_challenge_methods_supported` the client MUST refuse to proceed
  *   (`pkce_unsupported`).
  * - Spec 2.2: the issuer recorded for the `iss` check is taken only from the validated metadata document.
@@ -16,7 +18,11 @@
  *   like (the metadata schema; `unsafe_endpoint`).
  */
 import { AuthorizationServerMetadataSchema, type AuthorizationServerMetadata } from '@portcullis/metadata';
-import { PKCE_METHOD_S256, authorizationServerMetadataUrls } from '@portcullis/protocol';
+import {
+  PKCE_METHOD_S256,
+  authorizationServerMetadataUrls,
+  sameIssuerIdentifier,
+} from '@portcullis/protocol';
 import type { Revision } from '@portcullis/revisions';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { discardBody, getJsonDocument, readJsonObject, type FetchLike } from '../http/http.js';
@@ -111,7 +117,7 @@ export function checkAuthorizationServerMetadata(
   if (!parsed.success)
     throw schemaFailure(parsed.error, 'invalid_metadata', 'authorization server metadata', url);
   const metadata = parsed.data;
-  if (revision.supports('metadata-issuer-check') && metadata.issuer !== issuer) {
+  if (revision.supports('metadata-issuer-check') && !sameIssuerIdentifier(issuer, metadata.issuer)) {
     throw new PortcullisError(
       'issuer_mismatch',
       `The metadata at ${url} names issuer ${metadata.issuer}, not ${issuer}; refusing to use it (RFC 8414 Section 3.3).`,

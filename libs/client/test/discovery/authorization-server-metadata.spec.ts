@@ -33,8 +33,34 @@ describe('authorization server metadata discovery (RFC 8414, OpenID Connect Disc
     expect(as.authorizationRequests).toEqual([]);
   });
 
-  it('refuses a trailing-slash variant of the issuer in the metadata (byte-for-byte comparison)', async () => {
+  it('connects through resource metadata that names a root issuer with a trailing slash (RFC 3986 6.2.3), recording the published issuer', async () => {
+    const as = await FakeAuthorizationServer.start();
+    const rs = await FakeResourceServer.start({
+      authorizationServers: () => [as],
+      metadata: (document) => ({ ...document, authorization_servers: [`${as.issuer}/`] }),
+    });
+    servers.push(as, rs);
+    const { fetch } = clientFor(rs);
+
+    expect((await fetch(rs.url, rpc('tools/list'))).status).toBe(200);
+    expect(as.metadataRequests).toEqual(['/.well-known/oauth-authorization-server']);
+    expect((await fetch.tokens())?.issuer).toBe(as.issuer);
+  });
+
+  it('compares iss exactly with the published issuer after accepting the trailing-slash equivalence', async () => {
+    // The metadata publishes `X/` while the authorization response says `X`: the recorded issuer is `X/`.
     const { as, rs } = await stack({
+      metadata: (document) => ({ ...document, issuer: `${document['issuer']}/` }),
+    });
+    const { fetch } = clientFor(rs);
+
+    await expect(fetch(rs.url, rpc('tools/list'))).rejects.toMatchObject({ code: 'iss_mismatch' });
+    expect(as.tokenRequests).toEqual([]);
+  });
+
+  it('refuses a trailing-slash variant of an issuer with a path (only a root issuer has the equivalence)', async () => {
+    const { as, rs } = await stack({
+      issuerPath: '/tenant1',
       metadata: (document) => ({ ...document, issuer: `${document['issuer']}/` }),
     });
     const { fetch } = clientFor(rs);
