@@ -67,6 +67,19 @@ export const envSchema = baseEnvSchema({ port: 4100 })
         .enum(['auto', 'jwt', 'introspection'], { error: 'must be auto, jwt or introspection' })
         .default('auto'),
     ),
+    /**
+     * How long an accepted token is remembered, in seconds (never past its `exp`); 0 remembers nothing. With
+     * introspection, a token revoked at the authorization server is refused within this time (RFC 7662 4).
+     */
+    TOKEN_CACHE_TTL: z.preprocess(
+      unsetIfEmpty,
+      z.coerce
+        .number({ error: 'must be a number of seconds' })
+        .int('must be a whole number of seconds')
+        .min(0, 'must be from 0 to 86400 seconds')
+        .max(86_400, 'must be from 0 to 86400 seconds')
+        .default(30),
+    ),
     /** The protected server's own client credentials for RFC 7662 introspection. */
     INTROSPECTION_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().optional()),
     INTROSPECTION_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),

@@ -16,6 +16,7 @@ export function resourceServerOptions(env: Env): ResourceServerOptions {
     resourceName: 'Portcullis notes',
     tokens: {
       mode: env.TOKEN_VALIDATION,
+      cacheTtlSeconds: env.TOKEN_CACHE_TTL,
       ...(env.INTROSPECTION_CLIENT_ID && env.INTROSPECTION_CLIENT_SECRET
         ? {
             introspection: {

@@ -47,6 +47,9 @@ describe('the protected-server configuration', () => {
     [{ SPEC_REVISION: '2024-11-05' }, 'SPEC_REVISION'],
     [{ TOKEN_VALIDATION: 'introspection' }, 'TOKEN_VALIDATION'],
     [{ INTROSPECTION_CLIENT_ID: 'rs' }, 'INTROSPECTION_CLIENT_SECRET'],
+    [{ TOKEN_CACHE_TTL: '-1' }, 'TOKEN_CACHE_TTL'],
+    [{ TOKEN_CACHE_TTL: '1.5' }, 'TOKEN_CACHE_TTL'],
+    [{ TOKEN_CACHE_TTL: '30s' }, 'TOKEN_CACHE_TTL'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(refusal(env)).toContain(variable);
   });

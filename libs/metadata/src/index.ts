@@ -36,6 +36,12 @@ export {
   OpenIdProviderMetadataSchema,
   type OpenIdProviderMetadata,
 } from './schemas/openid-provider-metadata.schema.js';
+export {
+  CLIENT_NAME_INVISIBLE_CHARACTERS,
+  ClientNameSchema,
+  describeInvisibleCharacter,
+  findInvisibleCharacter,
+} from './schemas/client-name.schema.js';
 export { ClientMetadataSchema, type ClientMetadata } from './schemas/client-metadata.schema.js';
 export {
   ClientIdMetadataDocumentSchema,

@@ -187,6 +187,19 @@ describe('a client ID metadata document is refused, with nothing cached, persist
     await expectRefused(path, 'invalid_document', { detail: rule });
   });
 
+  it.each([
+    ['a right-to-left override', 'Notes\u202Eexe.ppa', 'U+202E'],
+    ['a zero-width joiner', 'Note\u200Ds', 'U+200D'],
+  ])('its client_name hides %s', async (name, clientName, codePoint) => {
+    const path = `/clients/name-${name.replace(/\W+/g, '-')}.json`;
+    documents.serveJson(path, validDocument(documents.url(path), { client_name: clientName }));
+    const clients = await as.prisma.client.count();
+    await expectRefused(path, 'invalid_document', {
+      detail: `client_name_invisible_characters: client_name must not contain bidirectional control or zero-width characters (found ${codePoint})`,
+    });
+    expect(await as.prisma.client.count()).toBe(clients);
+  });
+
   it('its server presents a certificate for another host name', async () => {
     const path = '/clients/misnamed.json';
     const clientId = `https://other.test:${documents.port}${path}`;

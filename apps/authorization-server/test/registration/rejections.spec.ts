@@ -64,6 +64,8 @@ describe('dynamic client registration refuses, with its RFC 7591 error and no cl
       ['code without authorization_code', nativeClient({ grant_types: ['refresh_token'] }), 'go together'],
       ['a malformed scope', nativeClient({ scope: 'notes:read  notes:write' }), 'scope'],
       ['a client_name that is not a string', nativeClient({ client_name: 7 }), 'client_name'],
+      ['a client_name with a right-to-left override', nativeClient({ client_name: 'Notes\u202Eexe.ppa' }), 'client_name: must not contain bidirectional control or zero-width characters (found U+202E)'],
+      ['a client_name with a zero-width space', nativeClient({ client_name: 'Note\u200Bs CLI' }), 'client_name: must not contain bidirectional control or zero-width characters (found U+200B)'],
       ['a javascript: logo_uri', nativeClient({ logo_uri: 'javascript:alert(1)' }), 'logo_uri'],
       ['jwks and jwks_uri together', nativeClient({ jwks: { keys: [] }, jwks_uri: 'https://app.example/jwks' }), 'MUST NOT both'],
       ['a private key in jwks', nativeClient({ jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' }] } }), 'public keys only'],

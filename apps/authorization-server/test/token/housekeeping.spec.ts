@@ -25,7 +25,11 @@ describe('housekeeping', () => {
     const request = authorizationRequest(as, client);
     const callback = await authorize(new HeadlessUserAgent(), request, user, client);
     const tokens = (await redeem(as, client, callback, request)).body as { refresh_token: string };
-    const rotated = await tokenRequest(as, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId });
+    const rotated = await tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.clientId,
+    });
     expect(rotated.status).toBe(200);
 
     const housekeeping = new HousekeepingService(as.prisma);
@@ -35,9 +39,15 @@ describe('housekeeping', () => {
     expect(swept.accessTokens).toBeGreaterThanOrEqual(2);
     expect(swept.grants).toBe(0);
 
-    const reuse = await tokenRequest(as, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId });
+    const reuse = await tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.clientId,
+    });
     expect(reuse.body.error).toBe('invalid_grant');
-    const grant = await as.prisma.authorizationGrant.findFirstOrThrow({ where: { clientId: client.clientId } });
+    const grant = await as.prisma.authorizationGrant.findFirstOrThrow({
+      where: { clientId: client.clientId },
+    });
     expect(grant.revokedAt).not.toBeNull();
 
     const afterExpiry = await housekeeping.sweep(new Date(grant.absoluteExpiresAt.getTime() + 2 * 3_600_000));

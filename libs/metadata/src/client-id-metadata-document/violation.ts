@@ -15,6 +15,8 @@ export type ClientIdMetadataDocumentRule =
   | 'client_id_mismatch'
   /** `client_name` is absent, not a string, or blank. */
   | 'client_name_missing'
+  /** `client_name` contains a bidirectional control or a zero-width character. */
+  | 'client_name_invisible_characters'
   /** `redirect_uris` is absent, not an array, or empty. */
   | 'redirect_uris_missing'
   /** A redirect URI is not a string or not a valid absolute URL. */

@@ -7,8 +7,10 @@
  * Left to the authorization server's policy: which redirect schemes and hosts it accepts (spec 5.6.2, RFC 8252),
  * and defaults for omitted members (`token_endpoint_auth_method` defaults to `client_secret_basic`,
  * `application_type` to `web`): the schema never adds members the client did not send.
+ * `client_name` holds no bidirectional control or zero-width character (client-name.schema.ts, RFC 7591 5).
  */
 import { z } from 'zod';
+import { ClientNameSchema } from './client-name.schema.js';
 import { JwkSetSchema } from './jwk-set.schema.js';
 import { ScopeStringSchema, StringListSchema } from './metadata-fields.schema.js';
 import { EndpointUrlSchema, RedirectUriSchema, WebPageUrlSchema } from './safe-url.schema.js';
@@ -19,7 +21,7 @@ export const clientMetadataShape = {
   token_endpoint_auth_method: z.string().min(1).optional(),
   grant_types: StringListSchema.optional(),
   response_types: StringListSchema.optional(),
-  client_name: z.string().optional(),
+  client_name: ClientNameSchema.optional(),
   client_uri: WebPageUrlSchema.optional(),
   logo_uri: WebPageUrlSchema.optional(),
   scope: ScopeStringSchema.optional(),

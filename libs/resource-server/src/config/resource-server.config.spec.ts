@@ -38,6 +38,7 @@ describe('resolveResourceServerConfig', () => {
     expect(config.tokens.algorithms).toContain('ES256');
     expect(config.tokens.algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))).toBe(false);
     expect(config.tokens.clockSkewSeconds).toBe(30);
+    expect(config.tokens.cacheTtlSeconds).toBe(30);
     expect(config.tokens.introspection).toBeUndefined();
     expect(config.scopesSupported).toEqual([]);
   });
@@ -79,6 +80,17 @@ describe('resolveResourceServerConfig', () => {
         tokens: { introspection: { clientId: 'rs', clientSecret: 's', issuer: 'https://other.example' } },
       }),
     ).toContain('one of authorizationServers');
+  });
+
+  it('keeps a token cache TTL from 0 (no cache) to one day, in whole seconds', () => {
+    for (const cacheTtlSeconds of [0, 1, 86_400]) {
+      expect(
+        resolveResourceServerConfig({ ...BASE, tokens: { cacheTtlSeconds } }).tokens.cacheTtlSeconds,
+      ).toBe(cacheTtlSeconds);
+    }
+    for (const cacheTtlSeconds of [-1, 1.5, 86_401, Number.NaN]) {
+      expect(refusal({ tokens: { cacheTtlSeconds } })).toContain('tokens.cacheTtlSeconds');
+    }
   });
 
   it('refuses an unknown revision', () => {

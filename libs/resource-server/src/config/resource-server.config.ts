@@ -9,6 +9,8 @@
  *   `resource` and the audience every token must carry.
  * - details.md "Revisions", refresh row: `offline_access` is never listed in `scopes_supported` or challenges.
  * - RFC 8725 Sections 3.1 and 3.2: an explicit allow-list of asymmetric JWS algorithms; `none` and `HS*` refused.
+ * - RFC 7662 Section 4: a validated token is remembered for a bounded time (`tokens.cacheTtlSeconds`, 0 to one
+ *   day), so a revocation at the authorization server reaches an introspecting resource within it.
  */
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { EndpointUrlSchema, IssuerUrlSchema } from '@portcullis/metadata';
@@ -73,6 +75,7 @@ export interface ResolvedTokenOptions {
   readonly clockSkewSeconds: number;
   readonly maxTokenLength: number;
   readonly cacheMaxEntries: number;
+  readonly cacheTtlSeconds: number;
   readonly jwks: { readonly cooldownMs: number; readonly cacheMaxAgeMs: number; readonly timeoutMs: number };
   readonly discovery: {
     readonly timeoutMs: number;
@@ -224,6 +227,7 @@ export function resolveResourceServerConfig(options: ResourceServerOptions): Res
       clockSkewSeconds: duration(tokens.clockSkewSeconds, 30, 'tokens.clockSkewSeconds', 300),
       maxTokenLength,
       cacheMaxEntries,
+      cacheTtlSeconds: duration(tokens.cacheTtlSeconds, 30, 'tokens.cacheTtlSeconds', 86_400),
       jwks: Object.freeze({
         cooldownMs: duration(tokens.jwks?.cooldownMs, 30_000, 'tokens.jwks.cooldownMs'),
         cacheMaxAgeMs: duration(tokens.jwks?.cacheMaxAgeMs, 600_000, 'tokens.jwks.cacheMaxAgeMs'),

@@ -49,8 +49,15 @@ export interface TokenOptions {
   readonly clockSkewSeconds?: number;
   /** Longest token accepted, in characters; longer ones are rejected before any parsing. Default 8192. */
   readonly maxTokenLength?: number;
-  /** How many validated tokens are remembered (by hash) until they expire. Default 10000. */
+  /** How many validated tokens are remembered (by hash). Default 10000. */
   readonly cacheMaxEntries?: number;
+  /**
+   * How long a validated token is remembered, in seconds, and never past its `exp`. Default 30; at most 86400.
+   * With introspection this is how long a token revoked at the authorization server may still be accepted; `0`
+   * remembers nothing, so every request is validated afresh (with introspection: one request to the
+   * authorization server per request). A JWT validated locally is refused at its `exp` however short this is.
+   */
+  readonly cacheTtlSeconds?: number;
   /** Remote JWK set behaviour. */
   readonly jwks?: {
     /** After a fetch, how long an unknown `kid` waits before it may trigger another one. Default 30000 ms. */

@@ -5,7 +5,8 @@
  * - RFC 6750 Section 2.1: a token that is not a `b64token`, or is too long, is rejected before any other work.
  * - OAuth 2.1 Section 5.2, RFC 9068 Section 4, RFC 7662: every accepted token was validated by one of the two
  *   validators; the cache only remembers their verdicts, keyed by a SHA-256 of the token (the token itself is
- *   never kept), and forgets each one at the token's `exp`.
+ *   never kept), and forgets each one after `tokens.cacheTtlSeconds` or at the token's `exp`, whichever comes
+ *   first (RFC 7662 Section 4: a revoked token is refused once its verdict is forgotten).
  * - A key source or introspection outage is `temporarily_unavailable` (503), never `invalid_token`: the token may
  *   be perfectly good, and a 401 would send the client through authorization again for nothing.
  */
@@ -15,11 +16,11 @@ import { OAuthError } from '@portcullis/protocol';
 import type { AuthInfo } from '../auth/auth-info.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
 import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
-import { BoundedLru } from './bounded-lru.js';
 import { checkTokenShape, looksLikeJwt } from './checks/token-shape.check.js';
 import { UpstreamFetchError } from './discovery/fetch-json.js';
 import { TokenIntrospector } from './introspection/token-introspector.js';
 import { JwtAccessTokenValidator } from './jwt-access-token.validator.js';
+import { VerdictCache } from './verdict-cache.js';
 
 /**
  * Validates bearer access tokens for this resource and describes them as {@link AuthInfo}.
@@ -30,14 +31,14 @@ import { JwtAccessTokenValidator } from './jwt-access-token.validator.js';
  */
 @Injectable()
 export class TokenVerifier {
-  readonly #cache: BoundedLru<string, AuthInfo>;
+  readonly #cache: VerdictCache;
 
   constructor(
     @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
     @Inject(JwtAccessTokenValidator) private readonly jwt: JwtAccessTokenValidator,
     @Inject(TokenIntrospector) private readonly introspector: TokenIntrospector,
   ) {
-    this.#cache = new BoundedLru(config.tokens.cacheMaxEntries);
+    this.#cache = new VerdictCache(config.tokens.cacheMaxEntries, config.tokens.cacheTtlSeconds);
   }
 
   /**
@@ -50,10 +51,7 @@ export class TokenVerifier {
     checkTokenShape(token, this.config.tokens.maxTokenLength);
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.#cache.get(key);
-    if (cached) {
-      if (cached.expiresAt > Date.now() / 1000) return cached;
-      this.#cache.delete(key);
-    }
+    if (cached) return cached;
     const auth = await this.validate(token);
     this.#cache.set(key, auth);
     return auth;

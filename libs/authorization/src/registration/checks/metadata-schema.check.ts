@@ -1,7 +1,9 @@
 // Rules kept: RFC 7591 2 (the type of every client metadata member; `jwks_uri` and `jwks` never both; `scope` is
-// RFC 6749 3.3 scope tokens; web page URLs are http(s) and never `javascript:`/`data:`), RFC 7591 3.2.2 (a bad
-// redirect URI is `invalid_redirect_uri`, any other bad member `invalid_client_metadata`, with a description
-// naming the member). The schema is libs/metadata's `ClientMetadataSchema`; unknown members are kept as sent.
+// RFC 6749 3.3 scope tokens; web page URLs are http(s) and never `javascript:`/`data:`), RFC 7591 5 (a
+// `client_name` without bidirectional controls or zero-width characters, which would make the consent page show
+// another name than the one registered), RFC 7591 3.2.2 (a bad redirect URI is `invalid_redirect_uri`, any other
+// bad member `invalid_client_metadata`, with a description naming the member). The schema is libs/metadata's
+// `ClientMetadataSchema`; unknown members are kept as sent.
 // A registered `scope` is stored and echoed but never caps later authorizations (details.md: the MCP SDK
 // registers the scopes of its first request, and step-up must still work).
 import { ClientMetadataSchema } from '@portcullis/metadata';
