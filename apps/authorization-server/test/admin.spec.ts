@@ -1,7 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { GrantRepository, UserRepository, verifyClientSecret, verifyPassword } from '@portcullis/authorization';
+import {
+  GrantRepository,
+  UserRepository,
+  verifyClientSecret,
+  verifyPassword,
+} from '@portcullis/authorization';
 import { startDatabase, type TestDatabase } from '@portcullis/testing';
 import { runAdmin } from '../src/admin/admin.js';
 
@@ -27,7 +32,17 @@ describe('portcullis-admin', () => {
   }
 
   it('creates a confidential client whose secret is shown once and stored hashed', async () => {
-    const created = await run('clients', 'create', '--name', 'Backend', '--redirect-uri', 'https://app.example/cb', '--auth', 'client_secret_basic', '--json');
+    const created = await run(
+      'clients',
+      'create',
+      '--name',
+      'Backend',
+      '--redirect-uri',
+      'https://app.example/cb',
+      '--auth',
+      'client_secret_basic',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const result = JSON.parse(created.out) as { client_id: string; client_secret: string };
     expect(result.client_id).toMatch(/^pc_/);
@@ -42,9 +57,62 @@ describe('portcullis-admin', () => {
     expect((await run('clients', 'delete', result.client_id)).code).toBe(1);
   });
 
+  it('creates a resource server for a configured resource, which may introspect, and lists it as one', async () => {
+    const created = await run(
+      'clients',
+      'create',
+      '--name',
+      'Notes API',
+      '--resource-server',
+      'HTTP://LOCALHOST:4100/mcp',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    const result = JSON.parse(created.out) as {
+      client_id: string;
+      client_secret: string;
+      resource_server: string;
+    };
+    expect(result.resource_server).toBe('http://localhost:4100/mcp');
+    const row = await database.database.prisma.client.findUniqueOrThrow({ where: { id: result.client_id } });
+    expect(row).toMatchObject({
+      resourceServer: 'http://localhost:4100/mcp',
+      redirectUris: [],
+      grantTypes: [],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+    });
+    expect(verifyClientSecret(result.client_secret, row.secretHash)).toBe(true);
+    expect((await run('clients', 'list')).out).toContain(
+      `${result.client_id}\tNotes API\tclient_secret_basic\tresource server of http://localhost:4100/mcp`,
+    );
+  });
+
+  it.each([
+    [
+      ['--resource-server', 'https://elsewhere.example/mcp'],
+      'is not a resource this server issues tokens for',
+    ],
+    [['--resource-server', 'https://x.example/mcp#f'], 'is not a resource URI'],
+    [['--resource-server', 'http://localhost:4100/mcp', '--auth', 'none'], 'a resource server authenticates'],
+    [
+      ['--resource-server', 'http://localhost:4100/mcp', '--redirect-uri', 'https://app.example/cb'],
+      'takes no --redirect-uri',
+    ],
+  ])('refuses a resource server %j, writing nothing', async (args, message) => {
+    const before = await database.database.prisma.client.count();
+    const refused = await run('clients', 'create', '--name', 'Bad', ...args);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(message);
+    expect(await database.database.prisma.client.count()).toBe(before);
+  });
+
   it('names the variable when the configured database cannot be used', async () => {
     const err: string[] = [];
-    const code = await runAdmin(['clients', 'list'], { DATABASE_URL: 'mysql://nope' }, { out: () => undefined, err: (t) => err.push(t) });
+    const code = await runAdmin(
+      ['clients', 'list'],
+      { DATABASE_URL: 'mysql://nope' },
+      { out: () => undefined, err: (t) => err.push(t) },
+    );
     expect(code).toBe(1);
     expect(err.join('')).toContain('DATABASE_URL must be a postgresql://');
   });
@@ -81,9 +149,14 @@ describe('portcullis-admin users and keys', () => {
   async function run(env: Record<string, string>, ...argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runAdmin(argv, env, { out: (text) => out.push(text), err: (text) => err.push(text) }, {
-      database: database.database,
-    });
+    const code = await runAdmin(
+      argv,
+      env,
+      { out: (text) => out.push(text), err: (text) => err.push(text) },
+      {
+        database: database.database,
+      },
+    );
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
   const prisma = () => database.database.prisma;
@@ -92,7 +165,13 @@ describe('portcullis-admin users and keys', () => {
   async function signedInUser(username: string) {
     const user = await new UserRepository(prisma()).create(username, 'old password');
     await prisma().loginSession.create({
-      data: { id: randomUUID(), userId: user.id, csrfSecret: 'x', authenticatedAt: new Date(), expiresAt: new Date(Date.now() + 3_600_000) },
+      data: {
+        id: randomUUID(),
+        userId: user.id,
+        csrfSecret: 'x',
+        authenticatedAt: new Date(),
+        expiresAt: new Date(Date.now() + 3_600_000),
+      },
     });
     const grants = new GrantRepository(prisma());
     const grantId = randomUUID();
@@ -118,7 +197,9 @@ describe('portcullis-admin users and keys', () => {
       scopes: ['notes:read'],
       expiresAt: new Date(Date.now() + 300_000),
     });
-    await prisma().consent.create({ data: { userId: user.id, clientId: 'c', resource: 'http://localhost:4100/mcp', scopes: ['notes:read'] } });
+    await prisma().consent.create({
+      data: { userId: user.id, clientId: 'c', resource: 'http://localhost:4100/mcp', scopes: ['notes:read'] },
+    });
     return { user, grantId };
   }
 
@@ -129,7 +210,9 @@ describe('portcullis-admin users and keys', () => {
     expect(JSON.parse(deleted.out)).toEqual({ deleted: 'bob', id: user.id, revoked_grants: 1 });
     expect(await prisma().user.findUnique({ where: { id: user.id } })).toBeNull();
     expect(await prisma().loginSession.count({ where: { userId: user.id, revokedAt: null } })).toBe(0);
-    expect((await prisma().authorizationGrant.findUniqueOrThrow({ where: { id: grantId } })).revokedAt).not.toBeNull();
+    expect(
+      (await prisma().authorizationGrant.findUniqueOrThrow({ where: { id: grantId } })).revokedAt,
+    ).not.toBeNull();
     expect(await prisma().refreshToken.count({ where: { grantId, consumedAt: null } })).toBe(0);
     expect(await prisma().accessToken.count({ where: { grantId, revokedAt: null } })).toBe(0);
     expect(await prisma().consent.count({ where: { userId: user.id } })).toBe(0);
@@ -147,7 +230,9 @@ describe('portcullis-admin users and keys', () => {
     expect(await verifyPassword(row.passwordHash, 'old password')).toBe(false);
     expect(await prisma().loginSession.count({ where: { userId: user.id, revokedAt: null } })).toBe(0);
 
-    const generated = JSON.parse((await run({}, 'users', 'set-password', 'carol', '--json')).out) as { password: string };
+    const generated = JSON.parse((await run({}, 'users', 'set-password', 'carol', '--json')).out) as {
+      password: string;
+    };
     row = await prisma().user.findUniqueOrThrow({ where: { id: user.id } });
     expect(await verifyPassword(row.passwordHash, generated.password)).toBe(true);
     expect((await run({}, 'users', 'set-password', 'nobody')).code).toBe(1);
@@ -156,7 +241,10 @@ describe('portcullis-admin users and keys', () => {
   it('rotates signing keys and lists them, the retired one with when it leaves jwks_uri', async () => {
     const env = { ACCESS_TOKEN_TTL: '600', ID_TOKEN_TTL: '300', SIGNING_KEY_RELOAD_INTERVAL: '30' };
     expect((await run(env, 'keys', 'list')).out).toContain('no signing keys');
-    const first = JSON.parse((await run(env, 'keys', 'rotate', '--json')).out) as { kid: string; retired: unknown[] };
+    const first = JSON.parse((await run(env, 'keys', 'rotate', '--json')).out) as {
+      kid: string;
+      retired: unknown[];
+    };
     expect(first.retired).toEqual([]);
     const second = await run(env, 'keys', 'rotate');
     expect(second.code).toBe(0);
@@ -168,7 +256,9 @@ describe('portcullis-admin users and keys', () => {
     const retired = listed[1]!;
     expect(retired['kid']).toBe(first.kid);
     // Published for the longest token lifetime plus one reload interval after retirement.
-    expect(Date.parse(retired['published_until'] as string) - Date.parse(retired['retired_at'] as string)).toBe(630_000);
+    expect(
+      Date.parse(retired['published_until'] as string) - Date.parse(retired['retired_at'] as string),
+    ).toBe(630_000);
     expect((await run(env, 'keys', 'list')).out).toContain('UNSEALED');
   });
 
@@ -187,7 +277,10 @@ describe('portcullis-admin users and keys', () => {
   });
 
   it('revokes the grants of a deleted client', async () => {
-    const created = JSON.parse((await run({}, 'clients', 'create', '--name', 'x', '--redirect-uri', 'http://127.0.0.1/cb', '--json')).out) as { client_id: string };
+    const created = JSON.parse(
+      (await run({}, 'clients', 'create', '--name', 'x', '--redirect-uri', 'http://127.0.0.1/cb', '--json'))
+        .out,
+    ) as { client_id: string };
     const grantId = randomUUID();
     await prisma().authorizationGrant.create({
       data: {
@@ -200,8 +293,12 @@ describe('portcullis-admin users and keys', () => {
         absoluteExpiresAt: new Date(Date.now() + 86_400_000),
       },
     });
-    const deleted = JSON.parse((await run({}, 'clients', 'delete', created.client_id, '--json')).out) as { revoked_grants: number };
+    const deleted = JSON.parse((await run({}, 'clients', 'delete', created.client_id, '--json')).out) as {
+      revoked_grants: number;
+    };
     expect(deleted.revoked_grants).toBe(1);
-    expect((await prisma().authorizationGrant.findUniqueOrThrow({ where: { id: grantId } })).revokedAt).not.toBeNull();
+    expect(
+      (await prisma().authorizationGrant.findUniqueOrThrow({ where: { id: grantId } })).revokedAt,
+    ).not.toBeNull();
   });
 });

@@ -8,6 +8,7 @@ export interface AdminValues {
   auth?: string;
   'no-refresh'?: boolean;
   'client-id'?: string;
+  'resource-server'?: string;
   password?: string;
   json?: boolean;
 }

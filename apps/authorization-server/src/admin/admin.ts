@@ -11,6 +11,8 @@ const USAGE = `portcullis-admin: manage the authorization server's database (the
 
   clients create --name NAME --redirect-uri URI [--redirect-uri URI ...]
                  [--auth none|client_secret_basic|client_secret_post] [--no-refresh] [--client-id ID]
+  clients create --name NAME --resource-server RESOURCE_URI [--auth client_secret_basic|client_secret_post]
+                 [--client-id ID]          (a resource server: it may introspect tokens issued for RESOURCE_URI)
   clients list
   clients delete CLIENT_ID               (its grants and tokens are revoked)
   users create USERNAME [--password PASSWORD]   (a random password is made and shown once without one)
@@ -33,7 +35,11 @@ export interface AdminOutput {
   err(text: string): void;
 }
 
-const COMMANDS: Readonly<Record<string, AdminCommand>> = { ...CLIENT_COMMANDS, ...USER_COMMANDS, ...KEY_COMMANDS };
+const COMMANDS: Readonly<Record<string, AdminCommand>> = {
+  ...CLIENT_COMMANDS,
+  ...USER_COMMANDS,
+  ...KEY_COMMANDS,
+};
 
 /**
  * Runs one admin command against the configured database; returns the exit code (0 done, 1 failed, 2 usage).
@@ -56,6 +62,7 @@ export async function runAdmin(
         auth: { type: 'string' },
         'no-refresh': { type: 'boolean' },
         'client-id': { type: 'string' },
+        'resource-server': { type: 'string' },
         password: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -81,7 +88,8 @@ export async function runAdmin(
   let database: Database;
   try {
     config = parseEnv(envSchema, env);
-    database = options.database ?? (await openDatabase(databaseTargetFromEnv(config, 'authorization-server')));
+    database =
+      options.database ?? (await openDatabase(databaseTargetFromEnv(config, 'authorization-server')));
   } catch (error) {
     output.err(`portcullis-admin: ${describeStartupError(error)}`);
     return 1;

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { ClientRepository, generateClientSecret, GrantRepository, hashClientSecret } from '@portcullis/authorization';
+import {
+  ClientRepository,
+  DEFAULT_RESOURCES,
+  generateClientSecret,
+  GrantRepository,
+  hashClientSecret,
+} from '@portcullis/authorization';
+import { canonicalizeResourceUri } from '@portcullis/protocol';
 import { safeUrl } from '@portcullis/metadata';
 import type { AdminCommand } from './admin-command.js';
 
@@ -8,9 +15,74 @@ const RedirectUri = safeUrl({ httpsUnlessLoopback: true });
 
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
 
+/**
+ * `clients create --resource-server`: a confidential client that is the resource server of one configured resource.
+ * It takes no part in authorization (no redirect URIs, no grants); it authenticates to `/introspect`, which describes
+ * to it only tokens issued for that resource (RFC 7662 4).
+ */
+const createResourceServer: AdminCommand = async ({ prisma, config, values, print, fail }) => {
+  const requested = values['resource-server'] ?? '';
+  const auth = values.auth ?? 'client_secret_basic';
+  if (!values.name) return fail('clients create --resource-server needs --name', 2);
+  if ((values['redirect-uri'] ?? []).length > 0 || values['no-refresh']) {
+    return fail(
+      'a resource server takes no --redirect-uri or --no-refresh: it introspects, it is never authorized',
+      2,
+    );
+  }
+  if (auth !== 'client_secret_basic' && auth !== 'client_secret_post') {
+    return fail(
+      'a resource server authenticates: --auth must be client_secret_basic or client_secret_post',
+      2,
+    );
+  }
+  let resource: string;
+  try {
+    resource = canonicalizeResourceUri(requested);
+  } catch {
+    return fail(`--resource-server ${requested} is not a resource URI (RFC 8707 2)`, 2);
+  }
+  const configured = (config.RESOURCES ?? DEFAULT_RESOURCES).map((entry) => entry.uri);
+  if (!configured.includes(resource)) {
+    return fail(
+      `--resource-server ${resource} is not a resource this server issues tokens for (RESOURCES: ${configured.join(', ')})`,
+      2,
+    );
+  }
+  const secret = generateClientSecret();
+  const client = await new ClientRepository(prisma).create({
+    clientId: values['client-id'] ?? `rs_${randomBytes(12).toString('base64url')}`,
+    clientName: values.name,
+    redirectUris: [],
+    grantTypes: [],
+    responseTypes: [],
+    tokenEndpointAuthMethod: auth,
+    applicationType: 'web',
+    origin: 'preregistered',
+    secretHash: hashClientSecret(secret),
+    resourceServer: resource,
+  });
+  print(
+    [
+      `created resource server ${client.clientId} for ${resource} (set INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET)`,
+      `client secret (shown once, store it now): ${secret}`,
+    ].join('\n'),
+    {
+      client_id: client.clientId,
+      client_secret: secret,
+      client_name: values.name,
+      token_endpoint_auth_method: auth,
+      resource_server: resource,
+    },
+  );
+  return 0;
+};
+
 /** `clients create|list|delete`: pre-registered clients (RFC 6749 2). */
 export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
-  async 'clients create'({ prisma, values, print, fail }) {
+  async 'clients create'(context) {
+    if (context.values['resource-server'] !== undefined) return createResourceServer(context);
+    const { prisma, values, print, fail } = context;
     const redirectUris = values['redirect-uri'] ?? [];
     const problems = redirectUris.flatMap((uri) => {
       const result = RedirectUri.safeParse(uri);
@@ -18,7 +90,10 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
     });
     const auth = values.auth ?? 'none';
     if (!values.name || redirectUris.length === 0 || problems.length > 0) {
-      return fail(`clients create needs --name and at least one valid --redirect-uri\n${problems.join('\n')}`, 2);
+      return fail(
+        `clients create needs --name and at least one valid --redirect-uri\n${problems.join('\n')}`,
+        2,
+      );
     }
     if (!AUTH_METHODS.includes(auth)) return fail(`--auth must be ${AUTH_METHODS.join(', ')}`, 2);
     const secret = auth === 'none' ? undefined : generateClientSecret();
@@ -54,7 +129,14 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
       list.length === 0
         ? 'no clients'
         : list
-            .map((c) => `${c.clientId}\t${c.clientName ?? ''}\t${c.tokenEndpointAuthMethod}\t${c.redirectUris.join(' ')}`)
+            .map((c) =>
+              [
+                c.clientId,
+                c.clientName ?? '',
+                c.tokenEndpointAuthMethod,
+                c.resourceServer ? `resource server of ${c.resourceServer}` : c.redirectUris.join(' '),
+              ].join('\t'),
+            )
             .join('\n'),
       list.map((c) => ({
         client_id: c.clientId,
@@ -62,6 +144,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
         token_endpoint_auth_method: c.tokenEndpointAuthMethod,
         redirect_uris: c.redirectUris,
         grant_types: c.grantTypes,
+        ...(c.resourceServer ? { resource_server: c.resourceServer } : {}),
       })),
     );
     return 0;
@@ -72,7 +155,10 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
     if (!(await new ClientRepository(prisma).delete(argument))) return fail(`no client ${argument}`);
     // Its refresh tokens could no longer be used anyway; its access tokens must stop introspecting as active.
     const grants = await new GrantRepository(prisma).revokeGrantsOf({ clientId: argument });
-    print(`deleted client ${argument} (${grants} grant(s) revoked)`, { deleted: argument, revoked_grants: grants });
+    print(`deleted client ${argument} (${grants} grant(s) revoked)`, {
+      deleted: argument,
+      revoked_grants: grants,
+    });
     return 0;
   },
 };

@@ -16,7 +16,11 @@ describe('introspection of access tokens (RFC 7662)', () => {
   let user: { id: string; username: string; password: string };
   beforeAll(async () => {
     as = await startAuthorizationServer();
-    resourceServer = await as.createClient({ confidential: 'client_secret_basic', name: 'Notes API' });
+    resourceServer = await as.createClient({
+      confidential: 'client_secret_basic',
+      name: 'Notes API',
+      resourceServer: RESOURCE,
+    });
     client = await as.createClient();
     user = await as.createUser();
   });
@@ -78,7 +82,7 @@ describe('introspection of access tokens (RFC 7662)', () => {
   });
 
   it('accepts client_secret_post as well, and takes token_type_hint as a hint only', async () => {
-    const poster = await as.createClient({ confidential: 'client_secret_post' });
+    const poster = await as.createClient({ confidential: 'client_secret_post', resourceServer: RESOURCE });
     const tokens = await issueTokens(as, client, user);
     const response = await postForm(as, 'introspect', {
       token: tokens.access_token,
@@ -88,6 +92,54 @@ describe('introspection of access tokens (RFC 7662)', () => {
     });
     expect(response.body.active).toBe(true);
     expect((await introspect(tokens.access_token, { token_type_hint: 'nonsense' })).body.active).toBe(true);
+  });
+
+  describe('is for resource servers: the exact inactive answer, and nothing written, to', () => {
+    async function expectInactiveFor(caller: Record<string, string>): Promise<void> {
+      const tokens = await issueTokens(as, client, user);
+      const before = await as.counts();
+      const response = await postForm(as, 'introspect', { token: tokens.access_token }, caller);
+      expect(response.status).toBe(200);
+      expect(response.text).toBe('{"active":false}');
+      expect(await as.counts()).toEqual(before);
+      // The same token is active for its resource server: the refusal is about the caller, not the token.
+      expect((await introspect(tokens.access_token)).body.active).toBe(true);
+    }
+
+    it('a confidential client the operator did not make a resource server', async () => {
+      await expectInactiveFor(basic(await as.createClient({ confidential: 'client_secret_basic' })));
+    });
+
+    it('a confidential client that registered itself a moment ago', async () => {
+      const registered = await fetch(`${as.app.url}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: 'Curious',
+          application_type: 'web',
+          redirect_uris: ['https://curious.example/cb'],
+          token_endpoint_auth_method: 'client_secret_basic',
+        }),
+      });
+      const body = (await registered.json()) as Record<string, string>;
+      expect({ status: registered.status, error: body['error_description'] }).toEqual({
+        status: 201,
+        error: undefined,
+      });
+      const { client_id: clientId, client_secret: clientSecret } = body;
+      await expectInactiveFor(basic({ clientId: clientId!, clientSecret: clientSecret!, redirectUri: '' }));
+    });
+
+    it('the resource server of another resource', async () => {
+      await expectInactiveFor(
+        basic(
+          await as.createClient({
+            confidential: 'client_secret_basic',
+            resourceServer: 'https://other.example/mcp',
+          }),
+        ),
+      );
+    });
   });
 
   it('answers active for a live token re-signed with its own key (the control for the forgeries below)', async () => {
@@ -104,20 +156,29 @@ describe('introspection of access tokens (RFC 7662)', () => {
   it('answers inactive once the token itself is revoked', async () => {
     const tokens = await issueTokens(as, client, user);
     expect((await introspect(tokens.access_token)).body.active).toBe(true);
-    await as.prisma.accessToken.update({ where: { jti: decodeJwt(tokens.access_token).jti! }, data: { revokedAt: new Date() } });
+    await as.prisma.accessToken.update({
+      where: { jti: decodeJwt(tokens.access_token).jti! },
+      data: { revokedAt: new Date() },
+    });
     await expectInactive(tokens.access_token);
   });
 
   it('answers inactive once the grant it descends from is revoked', async () => {
     const tokens = await issueTokens(as, client, user);
-    const row = await as.prisma.accessToken.findUniqueOrThrow({ where: { jti: decodeJwt(tokens.access_token).jti! } });
-    await as.prisma.authorizationGrant.update({ where: { id: row.grantId! }, data: { revokedAt: new Date() } });
+    const row = await as.prisma.accessToken.findUniqueOrThrow({
+      where: { jti: decodeJwt(tokens.access_token).jti! },
+    });
+    await as.prisma.authorizationGrant.update({
+      where: { id: row.grantId! },
+      data: { revokedAt: new Date() },
+    });
     await expectInactive(tokens.access_token);
   });
 
   describe('answers inactive for a token it did not issue:', () => {
     it('unknown opaque strings', async () => {
-      for (const token of ['nope', 'a'.repeat(43), 'a.b.c', 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.']) await expectInactive(token);
+      for (const token of ['nope', 'a'.repeat(43), 'a.b.c', 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.'])
+        await expectInactive(token);
     });
 
     it('a well-signed token whose jti was never issued', async () => {
@@ -130,12 +191,12 @@ describe('introspection of access tokens (RFC 7662)', () => {
       await expectInactive(await resigned(privateKey, 'someone-elses-key'));
     });
 
-    it('a token signed by another key under this server\'s kid', async () => {
+    it("a token signed by another key under this server's kid", async () => {
       const { privateKey } = await generateKeyPair('ES256');
       await expectInactive(await resigned(privateKey, (await serverKey()).kid));
     });
 
-    it('a token of another issuer, even signed with this server\'s key', async () => {
+    it("a token of another issuer, even signed with this server's key", async () => {
       const { kid, key } = await serverKey();
       await expectInactive(await resigned(key, kid, { claims: { iss: 'https://other-issuer.example' } }));
     });

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startAuthorizationServer, type AuthorizationServerFixture, type TestClient } from '../support/authorization-server.fixture.js';
+import {
+  RESOURCE,
+  startAuthorizationServer,
+  type AuthorizationServerFixture,
+  type TestClient,
+} from '../support/authorization-server.fixture.js';
 import { basic, issueTokens, postForm } from './introspection.helpers.js';
 
 describe('the introspection endpoint answers only authenticated confidential clients', () => {
@@ -9,7 +14,7 @@ describe('the introspection endpoint answers only authenticated confidential cli
   let token: string;
   beforeAll(async () => {
     as = await startAuthorizationServer();
-    resourceServer = await as.createClient({ confidential: 'client_secret_basic' });
+    resourceServer = await as.createClient({ confidential: 'client_secret_basic', resourceServer: RESOURCE });
     publicClient = await as.createClient();
     token = (await issueTokens(as, publicClient, await as.createUser())).access_token;
   });
@@ -27,7 +32,9 @@ describe('the introspection endpoint answers only authenticated confidential cli
   }
 
   it('is advertised with its authentication methods', async () => {
-    const metadata = (await (await fetch(`${as.app.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const metadata = (await (
+      await fetch(`${as.app.url}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>;
     expect(metadata).toMatchObject({
       introspection_endpoint: `${as.issuer}/introspect`,
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
@@ -43,8 +50,12 @@ describe('the introspection endpoint answers only authenticated confidential cli
   });
 
   it('refuses a wrong secret and an unknown client alike', async () => {
-    expectInvalidClient(await postForm(as, 'introspect', { token }, basic({ ...resourceServer, clientSecret: 'wrong' })));
-    expectInvalidClient(await postForm(as, 'introspect', { token }, basic({ ...resourceServer, clientId: 'nobody' })));
+    expectInvalidClient(
+      await postForm(as, 'introspect', { token }, basic({ ...resourceServer, clientSecret: 'wrong' })),
+    );
+    expectInvalidClient(
+      await postForm(as, 'introspect', { token }, basic({ ...resourceServer, clientId: 'nobody' })),
+    );
   });
 
   it('refuses a missing token, a repeated parameter and a JSON body with invalid_request', async () => {
@@ -65,7 +76,12 @@ describe('the introspection endpoint answers only authenticated confidential cli
   });
 
   it('is not open to browsers (no CORS)', async () => {
-    const response = await postForm(as, 'introspect', { token }, { ...basic(resourceServer), origin: 'https://app.example' });
+    const response = await postForm(
+      as,
+      'introspect',
+      { token },
+      { ...basic(resourceServer), origin: 'https://app.example' },
+    );
     expect(response.body.active).toBe(true);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
 import {
+  RESOURCE,
   startAuthorizationServer,
   tokenRequest,
   type AuthorizationServerFixture,
@@ -16,7 +17,7 @@ describe('revocation (RFC 7009)', () => {
   beforeAll(async () => {
     as = await startAuthorizationServer();
     client = await as.createClient();
-    resourceServer = await as.createClient({ confidential: 'client_secret_basic' });
+    resourceServer = await as.createClient({ confidential: 'client_secret_basic', resourceServer: RESOURCE });
     user = await as.createUser();
   });
   afterAll(async () => {
@@ -39,7 +40,9 @@ describe('revocation (RFC 7009)', () => {
   }
 
   it('is advertised with its authentication methods', async () => {
-    const metadata = (await (await fetch(`${as.app.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const metadata = (await (
+      await fetch(`${as.app.url}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>;
     expect(metadata).toMatchObject({
       revocation_endpoint: `${as.issuer}/revoke`,
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
@@ -51,14 +54,19 @@ describe('revocation (RFC 7009)', () => {
     expect(await isActive(tokens.access_token)).toBe(true);
     expectEmpty200(await revoke(tokens.access_token, client, { token_type_hint: 'access_token' }));
     expect(await isActive(tokens.access_token)).toBe(false);
-    const row = await as.prisma.accessToken.findUniqueOrThrow({ where: { jti: decodeJwt(tokens.access_token).jti! } });
+    const row = await as.prisma.accessToken.findUniqueOrThrow({
+      where: { jti: decodeJwt(tokens.access_token).jti! },
+    });
     expect(row.revokedAt).not.toBeNull();
     expect((await refresh(tokens.refresh_token)).status).toBe(200);
   });
 
   it('kills the whole refresh family when a refresh token is revoked: every refresh and access token of it', async () => {
     const first = await issueTokens(as, client, user);
-    const second = (await refresh(first.refresh_token)).body as { access_token: string; refresh_token: string };
+    const second = (await refresh(first.refresh_token)).body as {
+      access_token: string;
+      refresh_token: string;
+    };
     expect(await isActive(second.access_token)).toBe(true);
 
     expectEmpty200(await revoke(second.refresh_token, client, { token_type_hint: 'refresh_token' }));
@@ -75,7 +83,10 @@ describe('revocation (RFC 7009)', () => {
 
   it('kills the family from an already rotated refresh token too', async () => {
     const first = await issueTokens(as, client, user);
-    const second = (await refresh(first.refresh_token)).body as { access_token: string; refresh_token: string };
+    const second = (await refresh(first.refresh_token)).body as {
+      access_token: string;
+      refresh_token: string;
+    };
     expectEmpty200(await revoke(first.refresh_token));
     expect((await refresh(second.refresh_token)).body.error).toBe('invalid_grant');
     expect(await isActive(second.access_token)).toBe(false);
@@ -96,7 +107,9 @@ describe('revocation (RFC 7009)', () => {
     const unauthenticated = await revoke(tokens.refresh_token, confidential);
     expect(unauthenticated.status).toBe(401);
     expect(await isActive(tokens.access_token)).toBe(true);
-    expectEmpty200(await revoke(tokens.refresh_token, confidential, { client_secret: confidential.clientSecret! }));
+    expectEmpty200(
+      await revoke(tokens.refresh_token, confidential, { client_secret: confidential.clientSecret! }),
+    );
     expect(await isActive(tokens.access_token)).toBe(false);
   });
 
@@ -135,7 +148,12 @@ describe('revocation (RFC 7009)', () => {
 
     it('a wrong secret with 401 invalid_client', async () => {
       const tokens = await issueTokens(as, client, user);
-      const response = await postForm(as, 'revoke', { token: tokens.access_token }, basic({ ...resourceServer, clientSecret: 'x' }));
+      const response = await postForm(
+        as,
+        'revoke',
+        { token: tokens.access_token },
+        basic({ ...resourceServer, clientSecret: 'x' }),
+      );
       expect(response.status).toBe(401);
     });
 
@@ -152,7 +170,12 @@ describe('revocation (RFC 7009)', () => {
       headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
     });
     expect(preflight.status).toBe(204);
-    const response = await postForm(as, 'revoke', { token: 'x', client_id: client.clientId }, { origin: 'https://app.example' });
+    const response = await postForm(
+      as,
+      'revoke',
+      { token: 'x', client_id: client.clientId },
+      { origin: 'https://app.example' },
+    );
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
   });
 });

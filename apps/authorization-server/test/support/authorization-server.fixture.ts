@@ -39,6 +39,8 @@ export interface ClientOptions {
   grantTypes?: string[];
   confidential?: 'client_secret_basic' | 'client_secret_post';
   name?: string;
+  /** Make it the resource server of this resource URI (what `portcullis-admin clients create --resource-server` does). */
+  resourceServer?: string;
 }
 
 export interface TestClient {
@@ -84,8 +86,13 @@ export async function startAuthorizationServer(
         applicationType: 'native',
         origin: 'preregistered',
         ...(secret ? { secretHash: hashClientSecret(secret) } : {}),
+        ...(client.resourceServer ? { resourceServer: client.resourceServer } : {}),
       });
-      return { clientId: created.clientId, ...(secret ? { clientSecret: secret } : {}), redirectUri: redirectUris[0]! };
+      return {
+        clientId: created.clientId,
+        ...(secret ? { clientSecret: secret } : {}),
+        redirectUri: redirectUris[0]!,
+      };
     },
     async createUser(username = `user-${randomBytes(4).toString('hex')}`) {
       const user = await users.create(username, PASSWORD);

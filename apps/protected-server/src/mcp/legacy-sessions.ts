@@ -1,18 +1,19 @@
 /**
- * The 2025-era (session-based) MCP sessions, each bound to the token subject that opened it.
+ * The 2025-era (session-based) MCP sessions, each bound to the user (token issuer and subject) that opened it.
  *
  * Rules kept here:
- * - details.md (real clients): a session is bound to the user (`sub`), not to a token, so a client keeps its
+ * - details.md (real clients): a session is bound to the user (issuer and `sub`), not to a token, so a client keeps its
  *   session across step-up and refresh; every request is still authenticated on its own by the bearer guard.
  * - A session id presented with another user's token is answered exactly like an unknown one (404), so session ids
  *   are useless to anyone but their owner.
  * - Sessions are bounded in number and idle time; the least recently used is closed first.
  */
 import type { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { sameOwner, type Owner } from '../notes/owner.js';
 
 export interface LegacySession {
   readonly id: string;
-  readonly subject: string;
+  readonly owner: Owner;
   readonly server: McpServer;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
@@ -34,11 +35,11 @@ export class LegacySessionRegistry {
     return this.#sessions.size;
   }
 
-  /** The session, when it exists and belongs to `subject`; marks it as used. */
-  get(id: string, subject: string): LegacySession | undefined {
+  /** The session, when it exists and belongs to `owner`; marks it as used. */
+  get(id: string, owner: Owner): LegacySession | undefined {
     this.closeIdle();
     const session = this.#sessions.get(id);
-    if (!session || session.subject !== subject) return undefined;
+    if (!session || !sameOwner(session.owner, owner)) return undefined;
     session.lastSeen = Date.now();
     this.#sessions.delete(id);
     this.#sessions.set(id, session);

@@ -4,12 +4,15 @@
  * Rules kept here:
  * - Spec 5.1 (5), RFC 9700 Section 4.10: the SDK's `AuthInfo` type has a `token` member; it is always empty here,
  *   so no tool handler can pass the client's token to an upstream API.
- * - The owner of every note is the token's `sub`; a handler reached without one refuses to run.
+ * - The owner of every note and session is the token's issuer and `sub` together; a handler reached without both
+ *   refuses to run.
  */
 import type { AuthInfo as McpAuthInfo } from '@modelcontextprotocol/server';
 import type { AuthInfo } from '@portcullis/resource-server';
+import type { Owner } from '../notes/owner.js';
 
 const SUBJECT = 'subject';
+const ISSUER = 'issuer';
 
 /** The SDK auth info for a request whose token the resource server accepted. */
 export function toMcpAuthInfo(auth: AuthInfo, resource: string, resourceMetadataUrl: string): McpAuthInfo {
@@ -20,18 +23,20 @@ export function toMcpAuthInfo(auth: AuthInfo, resource: string, resourceMetadata
     expiresAt: auth.expiresAt,
     resource: new URL(resource),
     resourceMetadataUrl,
-    extra: { [SUBJECT]: auth.subject, issuer: auth.issuer },
+    extra: { [SUBJECT]: auth.subject, [ISSUER]: auth.issuer },
   };
 }
 
 /**
- * The token subject a request acts for.
+ * The user a request acts for: its token's issuer and subject.
  *
  * @throws Error when the request carries no validated auth info (never expected behind the bearer guard).
  */
-export function subjectOf(authInfo: McpAuthInfo | undefined): string {
+export function ownerOf(authInfo: McpAuthInfo | undefined): Owner {
   const subject = authInfo?.extra?.[SUBJECT];
-  if (typeof subject !== 'string' || subject === '')
-    throw new Error('MCP request without an authenticated subject');
-  return subject;
+  const issuer = authInfo?.extra?.[ISSUER];
+  if (typeof subject !== 'string' || subject === '' || typeof issuer !== 'string' || issuer === '') {
+    throw new Error('MCP request without an authenticated issuer and subject');
+  }
+  return { issuer, subject };
 }

@@ -4,7 +4,7 @@
  * - 2026-07-28 (stateless, per-request `_meta` envelope): `createMcpHandler` with `legacy: 'reject'`, a fresh
  *   server instance per request.
  * - 2025 era (session-based): a `WebStandardStreamableHTTPServerTransport` per session, opened by `initialize`
- *   and bound to the token subject (see `legacy-sessions.ts`). The SDK's `isLegacyRequest` decides the era, so this
+ *   and bound to the token's issuer and subject (see `legacy-sessions.ts`). The SDK's `isLegacyRequest` decides the era, so this
  *   routing can never disagree with the SDK's own classification.
  *
  * Host and Origin headers are checked first (MCP Streamable HTTP transport, security warning: DNS rebinding), against
@@ -31,7 +31,7 @@ import { RESOURCE_SERVER_CONFIG, type ResourceServerConfig } from '@portcullis/r
 import { NotesService } from '../notes/notes.service.js';
 import { flushingEventStreams } from './event-stream-response.js';
 import { LegacySessionRegistry } from './legacy-sessions.js';
-import { subjectOf } from './mcp-auth-info.js';
+import { ownerOf } from './mcp-auth-info.js';
 import { createNotesMcpServer } from './notes-mcp.server.js';
 
 /** Bounds of the 2025-era session registry. */
@@ -111,10 +111,10 @@ export class McpEndpoint implements BeforeApplicationShutdown {
   }
 
   private async legacy(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
-    const subject = subjectOf(options?.authInfo);
+    const owner = ownerOf(options?.authInfo);
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
-      const session = this.#sessions.get(sessionId, subject);
+      const session = this.#sessions.get(sessionId, owner);
       if (!session) return jsonRpcError(404, -32001, 'Session not found');
       return session.transport.handleRequest(request, options);
     }
@@ -127,7 +127,7 @@ export class McpEndpoint implements BeforeApplicationShutdown {
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,
       onsessioninitialized: (id) => {
-        this.#sessions.add({ id, subject, server, transport, lastSeen: Date.now() });
+        this.#sessions.add({ id, owner, server, transport, lastSeen: Date.now() });
       },
       onsessionclosed: (id) => this.#sessions.remove(id),
     });

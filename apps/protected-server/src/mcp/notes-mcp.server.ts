@@ -1,6 +1,6 @@
 /**
  * The notes MCP server: tools `notes_list`, `notes_get`, `notes_create`, `notes_delete` and the resource
- * `notes://{id}`, each acting for the request's token subject only. One definition serves both protocol eras (a
+ * `notes://{id}`, each acting for the request's user (token issuer and subject) only. One definition serves both protocol eras (a
  * fresh instance per 2026-07-28 request, one per 2025-era session).
  *
  * Rules kept here:
@@ -18,7 +18,8 @@ import {
 import { z } from 'zod';
 import { NoteInputSchema } from '../notes/note.schema.js';
 import type { NotesService } from '../notes/notes.service.js';
-import { subjectOf } from './mcp-auth-info.js';
+import { ownerOf } from './mcp-auth-info.js';
+import type { Owner } from '../notes/owner.js';
 import { isNotesTool, type NotesToolName } from './mcp-scopes.js';
 
 /** The server's name and version, as `initialize` and `server/discover` report them. */
@@ -47,7 +48,7 @@ export function createNotesMcpServer(notes: NotesService): McpServer {
     if (!isNotesTool(name)) throw new Error(`tool ${String(name)} has no scope decision`);
     return name;
   };
-  const owner = (context: ServerContext): string => subjectOf(context.http?.authInfo);
+  const owner = (context: ServerContext): Owner => ownerOf(context.http?.authInfo);
 
   server.registerTool(
     tool('notes_list'),

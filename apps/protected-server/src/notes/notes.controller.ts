@@ -15,6 +15,6 @@ export class NotesController {
   @Get()
   @RequireScopes(NOTES_READ)
   async list(@CurrentAuth() auth: AuthInfo): Promise<{ notes: NoteView[] }> {
-    return { notes: await this.notes.list(auth.subject) };
+    return { notes: await this.notes.list({ issuer: auth.issuer, subject: auth.subject }) };
   }
 }

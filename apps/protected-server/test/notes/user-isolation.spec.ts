@@ -9,10 +9,7 @@ import {
   toolJson,
 } from '../support/mcp-requests.js';
 import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
-import {
-  startTestAuthorizationServer,
-  type TestAuthorizationServer,
-} from '@portcullis/testing';
+import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 
 interface Note {
   id: string;
@@ -41,9 +38,14 @@ describe('each user sees only their own notes (by token sub)', () => {
     await as?.close();
   });
 
-  it('stores the note under its creator’s subject', async () => {
+  it('stores the note under its creator’s issuer and subject', async () => {
     const stored = await app.database.database.prisma.note.findUnique({ where: { id: aliceNote.id } });
-    expect(stored).toMatchObject({ owner: 'alice', title: 'alice’s secret', body: 'the launch codes' });
+    expect(stored).toMatchObject({
+      issuer: as.issuer,
+      owner: 'alice',
+      title: 'alice’s secret',
+      body: 'the launch codes',
+    });
   });
 
   it('lets the owner list and read the note', async () => {
@@ -124,5 +126,81 @@ describe('each user sees only their own notes (by token sub)', () => {
     );
     expect(unknown.status).toBe(404);
     expect(await hijack.json()).toEqual(await unknown.json());
+  });
+});
+
+describe('a user is an issuer and a subject: the same sub at another trusted issuer is someone else', () => {
+  let as: TestAuthorizationServer;
+  let proxy: TestAuthorizationServer;
+  let app: ProtectedServer;
+  let atServer: string;
+  let atProxy: string;
+  let note: Note;
+
+  beforeAll(async () => {
+    as = await startTestAuthorizationServer({ audience: 'set per token' });
+    proxy = await startTestAuthorizationServer({ audience: 'set per token' });
+    app = await startProtectedServer({
+      authorizationServer: as.issuer,
+      env: { EXTRA_AUTHORIZATION_SERVERS: proxy.issuer },
+    });
+    atServer = await as.mint({ claims: { aud: app.resource, sub: 'user-1', scope: 'notes' } });
+    atProxy = await proxy.mint({ claims: { aud: app.resource, sub: 'user-1', scope: 'notes' } });
+    note = await toolJson<Note>(
+      await callTool(app, atServer, 'notes_create', { title: 'mine', body: 'private' }),
+    );
+  });
+  afterAll(async () => {
+    await app?.close();
+    await proxy?.close();
+    await as?.close();
+  });
+
+  it('keeps the note from the other issuer’s user-1: not listed, not readable, not deletable', async () => {
+    expect(await toolJson<Note[]>(await callTool(app, atProxy, 'notes_list'))).toEqual([]);
+    const read = await rpcResult(await callTool(app, atProxy, 'notes_get', { id: note.id }));
+    expect(read.result?.isError).toBe(true);
+    expect(JSON.stringify(read)).not.toContain('private');
+    expect(
+      (await rpcResult(await callTool(app, atProxy, 'notes_delete', { id: note.id }))).result?.isError,
+    ).toBe(true);
+    const rest = await fetch(`${app.url}/api/notes`, { headers: { authorization: `Bearer ${atProxy}` } });
+    expect(await rest.json()).toEqual({ notes: [] });
+    expect(await app.database.database.prisma.note.count({ where: { id: note.id } })).toBe(1);
+    // Its own user-1 still has it.
+    expect((await toolJson<Note[]>(await callTool(app, atServer, 'notes_list'))).map((n) => n.id)).toEqual([
+      note.id,
+    ]);
+  });
+
+  it('gives each issuer’s user-1 their own notes', async () => {
+    const theirs = await toolJson<Note>(await callTool(app, atProxy, 'notes_create', { title: 'theirs' }));
+    const rows = await app.database.database.prisma.note.findMany({
+      where: { owner: 'user-1' },
+      orderBy: { title: 'asc' },
+    });
+    expect(rows.map((row) => [row.title, row.issuer])).toEqual([
+      ['mine', as.issuer],
+      ['theirs', proxy.issuer],
+    ]);
+    expect((await toolJson<Note[]>(await callTool(app, atProxy, 'notes_list'))).map((n) => n.id)).toEqual([
+      theirs.id,
+    ]);
+  });
+
+  it('answers a 2025-era session id presented by the other issuer’s user-1 like an unknown session', async () => {
+    const sessionId = await openLegacySession(app, atServer);
+    const hijack = await postMcp(
+      app,
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'notes_list', arguments: {} } },
+      { token: atProxy, headers: legacyHeaders(sessionId) },
+    );
+    expect(hijack.status).toBe(404);
+    const own = await postMcp(
+      app,
+      { jsonrpc: '2.0', id: 4, method: 'ping' },
+      { token: atServer, headers: legacyHeaders(sessionId) },
+    );
+    expect(own.status).toBe(200);
   });
 });

@@ -76,12 +76,14 @@ export async function startPortcullisAuthorizationServer(options: {
   await clients.create({
     clientId: introspectionClient.id,
     clientName: 'Protected server',
-    redirectUris: [REDIRECT_URI],
-    grantTypes: ['authorization_code'],
+    redirectUris: [],
+    grantTypes: [],
     tokenEndpointAuthMethod: 'client_secret_basic',
-    applicationType: 'native',
+    applicationType: 'web',
     origin: 'preregistered',
     secretHash: hashClientSecret(introspectionClient.secret),
+    // Introspection answers only the resource server of a token's audience.
+    resourceServer: options.resources[0]!,
   });
   const user = { username: 'dana', password: 'correct horse battery staple' };
   await new UserRepository(prisma).create(user.username, user.password);

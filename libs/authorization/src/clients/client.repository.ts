@@ -15,6 +15,8 @@ export interface NewClient {
   secretHash?: string;
   origin: 'preregistered' | 'dynamic';
   metadata?: Record<string, unknown>;
+  /** Operator-set only: the canonical resource URI this client is the resource server of. */
+  resourceServer?: string;
 }
 
 /** Clients stored in the database: pre-registered and dynamically registered ones. */
@@ -41,6 +43,7 @@ export class ClientRepository implements ClientSource {
         secretHash: client.secretHash ?? null,
         origin: client.origin,
         metadata: (client.metadata ?? {}) as object,
+        resourceServer: client.resourceServer ?? null,
       },
     });
     return toOAuthClient(row);
@@ -69,5 +72,6 @@ function toOAuthClient(row: Client): OAuthClient {
     ...(row.secretHash ? { secretHash: row.secretHash } : {}),
     ...(row.secretExpiresAt ? { secretExpiresAt: row.secretExpiresAt } : {}),
     metadata: (row.metadata ?? {}) as Record<string, unknown>,
+    ...(row.resourceServer ? { resourceServer: row.resourceServer } : {}),
   };
 }

@@ -18,6 +18,12 @@ export interface OAuthClient {
   readonly secretExpiresAt?: Date;
   /** Every registered metadata value, as registered (RFC 7591 names). */
   readonly metadata: Readonly<Record<string, unknown>>;
+  /**
+   * The canonical URI of the resource this client is the resource server of, as the operator set it
+   * (`portcullis-admin clients create --resource-server`): only such a client gets introspection answers, and only
+   * for tokens whose audience it is. Never set by registration or a metadata document.
+   */
+  readonly resourceServer?: string;
 }
 
 /**

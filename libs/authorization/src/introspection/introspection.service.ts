@@ -18,8 +18,11 @@ export type IntrospectionResponse = { active: false } | ({ active: true } & Reco
 const INACTIVE: IntrospectionResponse = Object.freeze({ active: false as const });
 
 /**
- * Answers what a token is (RFC 7662 2.2). Active access tokens carry `scope`, `client_id`, `sub`, `aud`, `exp`,
- * `iat`, `iss`, `jti` and `token_type: Bearer`. A refresh token is described only to the client it was issued to,
+ * Answers what a token is (RFC 7662 2.2). Introspection is for resource servers: an access token is described only
+ * to a client the operator made the resource server of the token's audience (`resourceServer`), so no client,
+ * however it registered, reads another user's tokens (RFC 7662 4: the server decides who may learn what). Active
+ * access tokens carry `scope`, `client_id`, `sub`, `aud`, `exp`, `iat`, `iss`, `jti` and `token_type: Bearer`. A
+ * refresh token is described only to the client it was issued to (it already holds it),
  * with `token_type: refresh_token` so that no resource server can mistake it for a bearer access token (RFC 7662
  * 4: the server may answer differently depending on who asks); any other caller sees it inactive. Everything
  * inactive is `{"active": false}` and nothing else, so the answer tells nothing about why.
@@ -34,11 +37,16 @@ export class IntrospectionService {
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {}
 
-  async introspect(token: string, hint: string | undefined, caller: OAuthClient): Promise<IntrospectionResponse> {
+  async introspect(
+    token: string,
+    hint: string | undefined,
+    caller: OAuthClient,
+  ): Promise<IntrospectionResponse> {
     const found = await this.tokens.find(token, hint);
     if (!found || !(await this.tokens.isActive(found))) return INACTIVE;
     if (found.kind === 'access_token') {
       const { payload, record } = found;
+      if (caller.resourceServer === undefined || caller.resourceServer !== record.audience) return INACTIVE;
       return {
         active: true,
         scope: formatScope(record.scopes),
