@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DynamicModule } from '@nestjs/common';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { ConfigError, type EnvSource } from './config.js';
 import { requestIdFor } from './logging.js';
@@ -9,6 +10,8 @@ import { requestIdFor } from './logging.js';
 /** Overrides the harness passes to an app module (a database of its own instead of the configured one). */
 export interface AppOverrides {
   database?: import('@portcullis/persistence').DatabaseTarget;
+  /** Where log lines go instead of standard output, for a test that reads them. */
+  logDestination?: import('pino').DestinationStream;
 }
 
 /** An app configured from its environment: the root module and where it listens. */
@@ -49,6 +52,15 @@ export async function listen(
     forceCloseConnections: 'idle',
     // Fastify's request id is the one pino-http logs; it follows the caller's X-Request-Id when that is sane.
     genReqId: (req: IncomingMessage) => requestIdFor(req.headers['x-request-id']),
+    // The router refuses a malformed URL (400) or an over-long path parameter (414) before any hook or route
+    // runs, and would answer through Fastify's default error handler in Fastify's own shape. These go to the
+    // error handler Nest installs instead, and so to the app's one exception filter, like every other refusal.
+    // (This replaces the adapter's own option, which does the same after Nest's security hook; no app enables it.)
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const fastify = adapter.getInstance();
+      reply.header('x-request-id', request.id);
+      fastify.errorHandler.call(fastify, error, request, reply);
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bufferLogs: true,

@@ -34,7 +34,12 @@ export function configureApp<Schema extends z.ZodType<BaseEnv>>(
       module: options.module,
       imports: [
         PlatformModule.forRoot({
-          logging: { appName: options.name, level: config.LOG_LEVEL, pretty },
+          logging: {
+            appName: options.name,
+            level: config.LOG_LEVEL,
+            pretty,
+            ...(options.overrides?.logDestination ? { destination: options.overrides.logDestination } : {}),
+          },
           database: options.overrides?.database ?? databaseTargetFromEnv(config, options.name),
         }),
         ...(options.imports?.(config) ?? []),

@@ -9,7 +9,7 @@ export type {
 export { baseEnvSchema, parseEnv, databaseTargetFromEnv, ConfigError } from './config.js';
 export type { BaseEnv, EnvSource } from './config.js';
 export { HealthController } from './health.controller.js';
-export { loggerParams, redactUrl, requestIdFor, REDACTED_PATHS } from './logging.js';
+export { loggerParams, redactLogLine, redactUrl, requestIdFor } from './logging.js';
 export type { LoggingOptions } from './logging.js';
 export { PlatformModule } from './platform.module.js';
 export type { PlatformModuleOptions } from './platform.module.js';

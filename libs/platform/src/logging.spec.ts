@@ -1,5 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
-import { redactUrl, requestIdFor } from './logging.js';
+import type { DestinationStream, Logger } from 'pino';
+import { pinoHttp, type Options as PinoHttpOptions } from 'pino-http';
+import { loggerParams, redactLogLine, redactUrl, requestIdFor } from './logging.js';
 
 describe('redactUrl', () => {
   it('censors the values of secret query parameters and keeps the rest', () => {
@@ -13,6 +17,18 @@ describe('redactUrl', () => {
 
   it('censors a secret parameter whose name is percent-encoded', () => {
     expect(redactUrl('/x?c%6Fde=abc')).toBe('/x?c%6Fde=[redacted]');
+  });
+
+  it('censors secret query parameters however their names are cased', () => {
+    expect(redactUrl('/api/notes?Access_Token=eyJ.a.b&CODE=c1&Client_Secret=s&state=Keep')).toBe(
+      '/api/notes?Access_Token=[redacted]&CODE=[redacted]&Client_Secret=[redacted]&state=Keep',
+    );
+    expect(
+      redactUrl('/t?Refresh_Token=r&ID_TOKEN=i&Assertion=a&Subject_Token=s&Code_Verifier=v&%41ccess_token=x'),
+    ).toBe(
+      '/t?Refresh_Token=[redacted]&ID_TOKEN=[redacted]&Assertion=[redacted]&Subject_Token=[redacted]' +
+        '&Code_Verifier=[redacted]&%41ccess_token=[redacted]',
+    );
   });
 
   it('leaves URLs without a query, and malformed escapes, as they were', () => {
@@ -29,5 +45,126 @@ describe('requestIdFor', () => {
         /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
       );
     }
+  });
+});
+
+describe('redactLogLine', () => {
+  const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+  const redacted = (value: unknown) => JSON.parse(redactLogLine(line(value))) as unknown;
+
+  it('censors the Authorization, DPoP, Cookie and Proxy-Authorization headers in any letter case', () => {
+    expect(
+      redacted({
+        headers: {
+          Authorization: 'Bearer a',
+          DPOP: 'proof',
+          dpop: 'proof',
+          'Proxy-Authorization': 'Basic b',
+          COOKIE: 'sid=c',
+          accept: 'application/json',
+        },
+      }),
+    ).toEqual({
+      headers: {
+        Authorization: '[redacted]',
+        DPOP: '[redacted]',
+        dpop: '[redacted]',
+        'Proxy-Authorization': '[redacted]',
+        COOKIE: '[redacted]',
+        accept: 'application/json',
+      },
+    });
+  });
+
+  it('censors token-bearing body parameters at any depth, in arrays too, and keeps the rest', () => {
+    expect(
+      redacted({
+        Access_Token: 'a',
+        body: {
+          grant_type: 'authorization_code',
+          Code: 'c',
+          CODE_VERIFIER: 'v',
+          nested: { Client_Secret: 's', list: [{ Refresh_Token: 'r', scope: 'notes' }] },
+        },
+      }),
+    ).toEqual({
+      Access_Token: '[redacted]',
+      body: {
+        grant_type: 'authorization_code',
+        Code: '[redacted]',
+        CODE_VERIFIER: '[redacted]',
+        nested: { Client_Secret: '[redacted]', list: [{ Refresh_Token: '[redacted]', scope: 'notes' }] },
+      },
+    });
+  });
+
+  it('censors the query of every path or URL in the line, the message included', () => {
+    expect(
+      redacted({
+        req: { url: '/token?Subject_Token=t&x=1' },
+        location: 'https://client.example/cb?Code=c&state=s',
+        msg: '/cb?ID_Token=i',
+        note: 'a sentence? not a URL',
+      }),
+    ).toEqual({
+      req: { url: '/token?Subject_Token=[redacted]&x=1' },
+      location: 'https://client.example/cb?Code=[redacted]&state=s',
+      msg: '/cb?ID_Token=[redacted]',
+      note: 'a sentence? not a URL',
+    });
+  });
+
+  it('writes a line without secrets exactly as it was', () => {
+    const plain = line({ level: 30, time: 1, msg: 'request completed', req: { url: '/healthz?verbose=1' } });
+    expect(redactLogLine(plain)).toBe(plain);
+    expect(redactLogLine('not json, token=x')).toBe('not json, token=x');
+  });
+});
+
+describe('loggerParams', () => {
+  /** A real request through the pino-http middleware the apps use, and whatever else is logged beside it. */
+  async function logged(
+    run: (logger: Logger, url: string, written: () => string) => Promise<void>,
+  ): Promise<string> {
+    const lines: string[] = [];
+    const params = loggerParams({
+      appName: 'test',
+      level: 'info',
+      destination: { write: (line: string) => void lines.push(line) },
+    });
+    const [options, destination] = params.pinoHttp as [PinoHttpOptions, DestinationStream];
+    const middleware = pinoHttp(options, destination);
+    const server = createServer((request, response) => {
+      middleware(request, response);
+      response.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      await run(middleware.logger, `http://127.0.0.1:${port}`, () => lines.join(''));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    return lines.join('');
+  }
+
+  it('writes no secret of a request, a logged object or an error, whatever the case of its name', async () => {
+    const output = await logged(async (logger, url, written) => {
+      const response = await fetch(`${url}/api/notes?Access_Token=SECRET-1&Code=SECRET-2&state=visible`, {
+        headers: { Authorization: 'Bearer SECRET-3', DPoP: 'SECRET-4' },
+      });
+      await response.text();
+      // The completion line is written when the response finishes, possibly after the client has it.
+      for (let i = 0; i < 100 && !written().includes('request completed'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      logger.info({ body: { Client_Secret: 'SECRET-5', Refresh_Token: 'SECRET-6' } }, 'form');
+      logger.child({ headers: { AUTHORIZATION: 'SECRET-7' }, Id_Token: 'SECRET-9' }).warn('child');
+      logger.error({ err: Object.assign(new Error('failed'), { Subject_Token: 'SECRET-8' }) }, 'error');
+    });
+    expect(output).toContain('request completed');
+    expect(output).toContain('/api/notes?Access_Token=[redacted]&Code=[redacted]&state=visible');
+    expect(output).toContain('"message":"failed"');
+    expect(output).not.toMatch(/SECRET-\d/);
   });
 });

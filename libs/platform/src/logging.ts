@@ -5,33 +5,45 @@ import type { Params } from 'nestjs-pino';
 import type { DestinationStream, Level } from 'pino';
 import type { Options as PinoHttpOptions } from 'pino-http';
 
-/** Query parameters whose values are credentials or one-time secrets; their values never reach a log. */
-const SECRET_QUERY_PARAMS = new Set([
-  'code',
-  'code_verifier',
-  'client_secret',
+/** The text that stands in for a censored value. */
+export const REDACTION_MARKER = '[redacted]';
+
+/**
+ * Names whose values are credentials or one-time secrets, lower case: query and form parameters (RFC 6749 Sections
+ * 2.3.1, 4.1.2, 4.1.3 and 6, RFC 6750 Section 2.3, RFC 7636 Section 4.5, RFC 7521 Section 4.2, RFC 7009 Section 2.1,
+ * RFC 8693 Section 2.1, OpenID Connect Core Section 3.1.3.3) and request or response headers (RFC 9110
+ * Section 11.6.2, RFC 9449 Section 4.1, RFC 6265). Names are compared case-insensitively: a parameter spelled
+ * `Access_Token` is not the RFC's `access_token`, but its value is the same secret.
+ */
+const SECRET_NAMES = new Set([
   'access_token',
   'refresh_token',
   'id_token',
-  'token',
-  'password',
+  'code',
+  'code_verifier',
+  'client_secret',
   'client_assertion',
   'assertion',
   'subject_token',
+  'actor_token',
+  'token',
+  'password',
+  'authorization',
+  'proxy-authorization',
+  'dpop',
+  'cookie',
+  'set-cookie',
 ]);
 
-/** Paths pino censors in any logged object: headers, form fields and token responses. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["proxy-authorization"]',
-  'res.headers["set-cookie"]',
-  ...[...SECRET_QUERY_PARAMS].flatMap((name) => [name, `*.${name}`]),
-];
+/** Whether a parameter, header or property of this name carries a secret, in any letter case. */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAMES.has(name.toLowerCase());
+}
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Replaces the values of secret query parameters with `[redacted]`, leaving the rest of the URL readable. */
+/**
+ * Replaces the values of secret query parameters (any letter case, percent-encoded or not) with `[redacted]`,
+ * leaving the rest of the URL readable.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
   if (!url) return url;
   const queryStart = url.indexOf('?');
@@ -48,11 +60,59 @@ export function redactUrl(url: string | undefined): string | undefined {
       } catch {
         // A malformed escape is logged as sent; it cannot be one of the secret names.
       }
-      return SECRET_QUERY_PARAMS.has(name) && eq !== -1 ? `${rawName}=[redacted]` : pair;
+      return isSecretName(name) && eq !== -1 ? `${rawName}=${REDACTION_MARKER}` : pair;
     })
     .join('&');
   return `${url.slice(0, queryStart)}?${query}`;
 }
+
+/** A path or absolute URL with a query: the only strings whose parts are censored. */
+const URL_WITH_QUERY = /^(?:\/|[a-z][a-z0-9+.-]*:\/\/)[^\s]*\?/i;
+
+/**
+ * Whether a line may hold a secret: a secret's name in any case, or a percent-escape (a name spelled `%41ccess_token`).
+ * Most lines hold neither and are written as they are.
+ */
+const MAY_HOLD_SECRET = new RegExp(`${[...SECRET_NAMES].join('|')}|%[0-9a-f]{2}`, 'i');
+
+/**
+ * Censors one JSON log line just before it is written: every property named like a secret ({@link isSecretName},
+ * any letter case, at any depth: `headers.Authorization`, `body.Client_Secret`) holds `[redacted]`, and every
+ * path or URL has its secret query parameters censored ({@link redactUrl}). Working on the finished line, it
+ * covers whatever built it: the request, objects passed to a log call, child logger bindings, serialized errors.
+ */
+export function redactLogLine(line: string): string {
+  if (!MAY_HOLD_SECRET.test(line)) return line;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    // pino writes JSON; anything else is not ours to rewrite.
+    return line;
+  }
+  const redacted = redactJson(parsed);
+  return redacted === parsed ? line : `${JSON.stringify(redacted)}${line.endsWith('\n') ? '\n' : ''}`;
+}
+
+/** A parsed JSON value with secrets censored; the value itself when nothing needed censoring. */
+function redactJson(value: unknown): unknown {
+  if (typeof value === 'string') return URL_WITH_QUERY.test(value) ? redactUrl(value) : value;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const items = value.map(redactJson);
+    return items.some((item, index) => item !== value[index]) ? items : value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, original] of Object.entries(value)) {
+    const censored = isSecretName(key) && original !== null ? REDACTION_MARKER : redactJson(original);
+    if (censored === original) continue;
+    copy ??= { ...value };
+    copy[key] = censored;
+  }
+  return copy ?? value;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * The request id: the caller's `X-Request-Id` when it is a plain token (so ids follow a request across the
@@ -79,12 +139,14 @@ export function loggerParams(options: LoggingOptions): Params {
     // Fastify assigned the id already (see bootstrap); this covers a request that reaches pino-http first.
     genReqId: (req) =>
       (req as IncomingMessage & { id?: string }).id ?? requestIdFor(req.headers['x-request-id']),
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // One censor on every finished line, whatever produced it (pino's path-based `redact` matches names in one
+    // letter case only). Request headers and bodies are not logged in the first place.
+    hooks: { streamWrite: redactLogLine },
     serializers: {
       req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
         id: req.id,
         method: req.method,
-        url: redactUrl(req.url),
+        url: req.url,
         remoteAddress: req.remoteAddress,
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

@@ -9,12 +9,19 @@ export interface StartAppOptions {
   overrides?: Omit<AppOverrides, 'database'>;
   /** A fixed loopback port (see {@link freePort}), for apps whose configuration names their own URL. */
   port?: number;
+  /**
+   * Keep the app's log lines for {@link TestApp.logs} instead of discarding them; the level is then `info` unless
+   * `env.LOG_LEVEL` says otherwise.
+   */
+  captureLogs?: boolean;
 }
 
 export interface TestApp {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   readonly database: TestDatabase;
+  /** Every log line the app wrote so far (JSON, one a line); empty unless started with `captureLogs`. */
+  logs(): string;
   close(): Promise<void>;
 }
 
@@ -25,21 +32,29 @@ export async function startApp(
 ): Promise<TestApp> {
   const database = options.database ?? (await startDatabase());
   const ownsDatabase = !options.database;
+  const lines: string[] = [];
   try {
     const configured = appModule.configure(
       {
-        LOG_LEVEL: 'silent',
+        LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
         NODE_ENV: 'test',
         ...options.env,
         HOST: '127.0.0.1',
         PORT: String(options.port ?? 0),
       },
-      { ...options.overrides, database: database.target },
+      {
+        ...options.overrides,
+        ...(options.captureLogs
+          ? { logDestination: { write: (line: string) => void lines.push(line) } }
+          : {}),
+        database: database.target,
+      },
     );
     const running = await listen(configured.module, { host: '127.0.0.1', port: options.port ?? 0 });
     return {
       url: running.url,
       database,
+      logs: () => lines.join(''),
       close: async () => {
         await running.close();
         if (ownsDatabase) await database.stop();

@@ -50,13 +50,20 @@ export interface TestClient {
 }
 
 export async function startAuthorizationServer(
-  options: { env?: Record<string, string>; database?: TestDatabase; appModule?: PortcullisAppModule } = {},
+  options: {
+    env?: Record<string, string>;
+    database?: TestDatabase;
+    appModule?: PortcullisAppModule;
+    /** Keep the log lines for `app.logs()`. */
+    captureLogs?: boolean;
+  } = {},
 ): Promise<AuthorizationServerFixture> {
   const port = await freePort();
   const issuer = `http://localhost:${port}`;
   const app = await startApp(options.appModule ?? AppModule, {
     port,
     ...(options.database ? { database: options.database } : {}),
+    ...(options.captureLogs ? { captureLogs: true } : {}),
     env: {
       ISSUER: issuer,
       COOKIE_SECRET: randomBytes(32).toString('base64url'),
@@ -178,7 +185,8 @@ export async function settle(
 ): Promise<{ stoppedAt?: URL; response: UserAgentResponse }> {
   let current = response;
   for (let hops = 0; hops < 10; hops++) {
-    if (![301, 302, 303, 307, 308].includes(current.status) || !current.location) return { response: current };
+    if (![301, 302, 303, 307, 308].includes(current.status) || !current.location)
+      return { response: current };
     if (isCallback(current.location)) return { stoppedAt: new URL(current.location), response: current };
     current = await ua.follow(current);
   }
@@ -198,7 +206,11 @@ export async function tokenRequest(
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: form.toString(),
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 /** Redeems the code of a callback URL. */

@@ -14,6 +14,8 @@ export interface ProtectedServer {
   /** The MCP endpoint. */
   readonly mcpUrl: string;
   readonly database: TestDatabase;
+  /** The app's log lines so far; empty unless started with `captureLogs`. */
+  logs(): string;
   close(): Promise<void>;
 }
 
@@ -21,6 +23,7 @@ export async function startProtectedServer(options: {
   authorizationServer: string;
   env?: Record<string, string>;
   database?: TestDatabase;
+  captureLogs?: boolean;
 }): Promise<ProtectedServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -28,7 +31,15 @@ export async function startProtectedServer(options: {
   const app = await startApp(AppModule, {
     port,
     ...(options.database ? { database: options.database } : {}),
+    ...(options.captureLogs ? { captureLogs: true } : {}),
     env: { RESOURCE_URI: resource, AUTHORIZATION_SERVER: options.authorizationServer, ...options.env },
   });
-  return { url, resource, mcpUrl: resource, database: app.database, close: () => app.close() };
+  return {
+    url,
+    resource,
+    mcpUrl: resource,
+    database: app.database,
+    logs: () => app.logs(),
+    close: () => app.close(),
+  };
 }

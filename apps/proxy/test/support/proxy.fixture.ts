@@ -54,6 +54,8 @@ export async function startProxy(options: {
   env?: Record<string, string>;
   host?: ProxyHostOptions;
   database?: TestDatabase;
+  /** Keep the log lines for `app.logs()`. */
+  captureLogs?: boolean;
 }): Promise<ProxyFixture> {
   const issuer = `http://localhost:${options.port}`;
   const host = options.host ?? {};
@@ -62,6 +64,7 @@ export async function startProxy(options: {
     {
       port: options.port,
       ...(options.database ? { database: options.database } : {}),
+      ...(options.captureLogs ? { captureLogs: true } : {}),
       env: {
         ISSUER: issuer,
         COOKIE_SECRET: randomBytes(32).toString('base64url'),

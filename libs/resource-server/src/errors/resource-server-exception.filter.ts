@@ -8,8 +8,9 @@
  *   example). The status comes from the protocol's code-to-status table.
  * - Every error response is `Cache-Control: no-store`: it depends on the credentials sent.
  * - Anything unexpected is `server_error` (500) with a generic description; the cause is logged, never sent.
- * - Nest's own 4xx exceptions (an unknown route, an unsupported media type) keep their status and their JSON body:
- *   they are not authorization decisions. A 400 (a body the parser refused) is `invalid_request`.
+ * - What the framework refuses before any handler (no route for the path or method, a body over the limit, a media
+ *   type no parser takes, a malformed URL or body) keeps its 4xx status and gets the same RFC 6749 Section 5.2 body,
+ *   `invalid_request`, without a challenge: it is not an authorization decision. Never the framework's own shape.
  */
 import {
   Catch,
@@ -76,13 +77,17 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
   private httpException(exception: HttpException): ErrorResponse {
     const status = exception.getStatus();
     const response = exception.getResponse();
-    const message = typeof response === 'string' ? response : exception.message;
-    // A 400 from the framework (a body its parser refused) is a malformed request in OAuth's own terms.
-    if (status === 400) return { status, body: new OAuthError('invalid_request', message).toResponseBody() };
-    return {
-      status,
-      body: typeof response === 'string' ? { statusCode: status, message: response } : response,
-    };
+    // A 400 (a body or URL the parser refused) says why in its message; the others get a fixed text rather than
+    // the framework's ("Cannot GET /x").
+    const description =
+      status === 400
+        ? typeof response === 'string'
+          ? response
+          : exception.message
+        : describeRefusal(status);
+    // The status is the framework's (404, 413, 415, ...), not the table's 400 for `invalid_request`: the request
+    // was malformed in the way that status names.
+    return { status, body: new OAuthError('invalid_request', description).toResponseBody() };
   }
 
   private oauth(error: OAuthError | undefined, requiredScopes: readonly string[]): ErrorResponse {
@@ -113,6 +118,21 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
     this.logger.error(`unexpected error: ${describe(cause)}`, stackOf(cause));
     const error = new OAuthError('server_error', 'The server could not complete the request.');
     return { status: error.status, body: error.toResponseBody() };
+  }
+}
+
+function describeRefusal(status: number): string {
+  switch (status) {
+    case 404:
+      return 'no such endpoint';
+    case 405:
+      return 'method not allowed';
+    case 413:
+      return 'the request body is too large';
+    case 415:
+      return 'unsupported content type';
+    default:
+      return 'the request is malformed';
   }
 }
 

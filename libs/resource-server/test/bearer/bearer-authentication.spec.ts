@@ -177,11 +177,12 @@ describe('bearer authentication on protected routes', () => {
     expect(((await response.json()) as { error: string }).error).toBe('invalid_request');
   });
 
-  it('leaves unprotected routes and unknown routes alone', async () => {
+  it('leaves unprotected routes alone, and answers unknown routes with 404 invalid_request and no challenge', async () => {
     expect((await fetch(`${app.url}/api/public`)).status).toBe(200);
     const missing = await fetch(`${app.url}/nowhere`);
     expect(missing.status).toBe(404);
     expect(missing.headers.get('www-authenticate')).toBeNull();
-    expect(await missing.json()).toMatchObject({ statusCode: 404 });
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+    expect(await missing.json()).toEqual({ error: 'invalid_request', error_description: 'no such endpoint' });
   });
 });
