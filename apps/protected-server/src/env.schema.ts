@@ -1,6 +1,6 @@
 import { baseEnvSchema } from '@portcullis/platform';
-import { EndpointUrlSchema, IssuerUrlSchema } from '@portcullis/metadata';
-import { canonicalizeResourceUri } from '@portcullis/protocol';
+import { EndpointUrlSchema } from '@portcullis/metadata';
+import { canonicalizeResourceUri, issuerIdentifierProblem } from '@portcullis/protocol';
 import { LATEST_REVISION, REVISIONS } from '@portcullis/revisions';
 import { z } from 'zod';
 
@@ -35,10 +35,11 @@ export const envSchema = baseEnvSchema({ port: 4100 })
       z
         .string()
         .default('http://localhost:4000')
-        .refine(
-          (value) => IssuerUrlSchema.safeParse(value).success,
-          'must be an https issuer URL (http only on loopback)',
-        ),
+        .superRefine((value, context) => {
+          // The same rule the authorization server applies to its ISSUER, so a value one refuses the other does too.
+          const problem = issuerIdentifierProblem(value);
+          if (problem) context.addIssue({ code: 'custom', message: problem });
+        }),
     ),
     /**
      * More issuers whose tokens are accepted (space-separated), published after AUTHORIZATION_SERVER in
@@ -50,10 +51,12 @@ export const envSchema = baseEnvSchema({ port: 4100 })
         .string()
         .default('')
         .transform((value) => value.split(' ').filter(Boolean))
-        .refine(
-          (issuers) => issuers.every((issuer) => IssuerUrlSchema.safeParse(issuer).success),
-          'must be space-separated https issuer URLs (http only on loopback)',
-        ),
+        .superRefine((issuers, context) => {
+          for (const issuer of issuers) {
+            const problem = issuerIdentifierProblem(issuer);
+            if (problem) context.addIssue({ code: 'custom', message: `${issuer} ${problem}` });
+          }
+        }),
     ),
     /** The MCP authorization revision whose resource-server behaviour applies. */
     SPEC_REVISION: z.preprocess(

@@ -26,7 +26,8 @@ export {
   type ScopeHierarchy,
   type ScopeInput,
 } from './scopes.js';
-export { isLoopbackHost, isLoopbackIpLiteral, redirectUriMatches } from './redirect-uri.js';
+export { isLoopbackIpLiteral, redirectUriMatches } from './redirect-uri.js';
+export { isLoopbackHost, issuerIdentifierProblem } from './loopback.js';
 export {
   PKCE_METHOD_S256,
   codeChallengeS256,

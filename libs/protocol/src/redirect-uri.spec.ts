@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { isLoopbackHost, isLoopbackIpLiteral, redirectUriMatches } from './redirect-uri.js';
+import { isLoopbackHost } from './loopback.js';
+import { isLoopbackIpLiteral, redirectUriMatches } from './redirect-uri.js';
 
 describe('redirectUriMatches', () => {
   it.each<[string, string[], string, boolean]>([
@@ -169,7 +170,11 @@ describe('loopback hosts', () => {
     ['::1', false, true],
     ['localhost', false, true],
     ['LOCALHOST', false, true],
-    ['127.0.0.2', false, false],
+    ['127.0.0.2', false, true],
+    ['127.255.255.255', false, true],
+    ['127.0.0.256', false, false],
+    ['128.0.0.1', false, false],
+    ['[::1]:80', false, false],
     ['localhost.example.com', false, false],
     ['[0:0:0:0:0:0:0:1]', false, false],
     ['example.com', false, false],

@@ -31,18 +31,6 @@ export function isLoopbackIpLiteral(host: string): boolean {
   return LOOPBACK_IP_LITERALS.has(host);
 }
 
-/**
- * Whether `host` names the local machine: a loopback IP literal (`127.0.0.1`, `[::1]`, or `::1` as socket APIs
- * write it) or `localhost` (any case). This is the "localhost"
- * of spec 5.6 (2) (redirect URIs are localhost or HTTPS) and of RFC 8252 Section 8.3; it grants no port freedom.
- *
- * @see {@link https://www.rfc-editor.org/rfc/rfc8252#section-8.3 RFC 8252 Section 8.3}
- * @see {@link https://www.rfc-editor.org/rfc/rfc6761#section-6.3 RFC 6761 Section 6.3}
- */
-export function isLoopbackHost(host: string): boolean {
-  return isLoopbackIpLiteral(host) || host === '::1' || host.toLowerCase() === 'localhost';
-}
-
 interface LoopbackRedirect {
   host: string;
   /** Everything after the authority: path, and `?` query if any. Compared byte for byte. */

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDatabase, type TestDatabase } from '@portcullis/testing';
 import { decodeProtectedHeader } from 'jose';
 import { runAdmin } from '../../src/admin/admin.js';
-import { startAuthorizationServer, type AuthorizationServerFixture, type TestClient } from '../support/authorization-server.fixture.js';
+import {
+  RESOURCE,
+  startAuthorizationServer,
+  type AuthorizationServerFixture,
+  type TestClient,
+} from '../support/authorization-server.fixture.js';
 import { basic, issueTokens, postForm } from '../introspection/introspection.helpers.js';
 
 describe('key rotation across instances sharing one database', () => {
@@ -35,12 +40,22 @@ describe('key rotation across instances sharing one database', () => {
 
   it('pick up a rotation made elsewhere: on their reload interval, or at once on a kid they do not know', async () => {
     const client = await prompt.createClient();
-    const resourceServer: TestClient = await prompt.createClient({ confidential: 'client_secret_basic' });
+    const resourceServer: TestClient = await prompt.createClient({
+      confidential: 'client_secret_basic',
+      resourceServer: RESOURCE,
+    });
     const user = await prompt.createUser();
     const before = decodeProtectedHeader((await issueTokens(slow, client, user)).access_token).kid;
 
     const out: string[] = [];
-    expect(await runAdmin(['keys', 'rotate', '--json'], {}, { out: (t) => out.push(t), err: (t) => out.push(t) }, { database: database.database })).toBe(0);
+    expect(
+      await runAdmin(
+        ['keys', 'rotate', '--json'],
+        {},
+        { out: (t) => out.push(t), err: (t) => out.push(t) },
+        { database: database.database },
+      ),
+    ).toBe(0);
     const newKid = (JSON.parse(out.join('')) as { kid: string }).kid;
 
     // The prompt instance signs with the new key within its interval.

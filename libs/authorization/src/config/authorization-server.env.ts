@@ -1,5 +1,9 @@
-import { isLoopbackHostname } from '@portcullis/metadata';
-import { canonicalizeResourceUri, isScopeToken } from '@portcullis/protocol';
+import {
+  canonicalizeResourceUri,
+  isLoopbackHost,
+  isScopeToken,
+  issuerIdentifierProblem,
+} from '@portcullis/protocol';
 import { getRevision, isRevisionId, LATEST_REVISION, type RevisionId } from '@portcullis/revisions';
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { randomBytes } from 'node:crypto';
@@ -23,24 +27,13 @@ const seconds = (fallback: number) =>
     .default(fallback);
 
 /**
- * An issuer identifier: an absolute https URL (RFC 8414 2; spec 5.6.1), or http on a loopback host for
- * development; no query, fragment, userinfo or trailing slash, because it is compared byte for byte.
+ * An issuer identifier: the protocol lib's one rule for configured issuers (`issuerIdentifierProblem`): an absolute
+ * https URL (RFC 8414 2; spec 5.6.1), or http on a loopback host for development; no query, fragment, userinfo or
+ * trailing slash, because it is compared byte for byte.
  */
 export const IssuerEnvSchema = z.string().superRefine((value, context) => {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    context.addIssue({ code: 'custom', message: 'must be an absolute URL' });
-    return;
-  }
-  if (url.search || url.hash || url.username || url.password || value.includes('#') || value.includes('?')) {
-    context.addIssue({ code: 'custom', message: 'must not have a query, fragment or userinfo' });
-  } else if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHostname(url.hostname))) {
-    context.addIssue({ code: 'custom', message: 'must be https (http only on a loopback host)' });
-  } else if (value.endsWith('/')) {
-    context.addIssue({ code: 'custom', message: 'must not end with /' });
-  }
+  const problem = issuerIdentifierProblem(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
 const ResourceSchema = z.object({
@@ -212,7 +205,7 @@ export function authorizationServerOptionsFromEnv(
 
 function hasLoopbackHost(url: string): boolean {
   try {
-    return isLoopbackHostname(new URL(url).hostname);
+    return isLoopbackHost(new URL(url).hostname);
   } catch {
     return false;
   }

@@ -11,6 +11,7 @@
  * - Optionally: only listed schemes; https unless the host is loopback (spec 5.6.1, RFC 8252 8.3); no fragment
  *   (RFC 6749 3.1, 3.1.2); no query (RFC 8414 2 for `issuer`).
  */
+import { isLoopbackHost } from '@portcullis/protocol';
 import { z } from 'zod';
 
 /**
@@ -57,7 +58,6 @@ export interface SafeUrlOptions {
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 // RFC 3986 section 2: unreserved, reserved and percent-encoded octets; nothing else.
 const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
-const LOOPBACK_IPV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 const REFUSED = new Set<string>(REFUSED_URL_SCHEMES);
 
 /** The value as the WHATWG URL parser sees it: C0 controls and spaces trimmed, tab/CR/LF removed anywhere. */
@@ -86,15 +86,13 @@ export function hasRefusedUrlScheme(value: string): boolean {
 }
 
 /**
- * Whether a WHATWG `URL.hostname` names the loopback interface: `localhost`, an IPv4 address in `127.0.0.0/8`,
- * or `[::1]`. Names under `.localhost` are not included: nothing guarantees the resolver keeps them local.
+ * Whether a WHATWG `URL.hostname` names the loopback interface: the project's one loopback rule,
+ * `isLoopbackHost` of the protocol lib (`localhost`, `127.0.0.0/8`, `[::1]`).
  *
  * @see https://www.rfc-editor.org/rfc/rfc8252#section-8.3
- * @see https://www.rfc-editor.org/rfc/rfc6761#section-6.3
  */
 export function isLoopbackHostname(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || LOOPBACK_IPV4.test(host);
+  return isLoopbackHost(hostname);
 }
 
 /** The raw authority (between `//` and the path), or undefined when the URL has none. */

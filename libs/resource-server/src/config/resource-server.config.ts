@@ -4,7 +4,8 @@
  *
  * Rules kept here:
  * - Spec 2.1 and 5.2 (1), RFC 9728 Section 2: `authorization_servers` has at least one issuer; each is an RFC 8414
- *   Section 2 issuer (https, or http on loopback; no query, no fragment).
+ *   Section 2 issuer by the protocol lib's one rule for configured issuers (https, or http on loopback; no query,
+ *   fragment, userinfo or trailing slash).
  * - Spec 2.5, RFC 8707 Section 2: `resource` is canonicalised once, and that one string is both the metadata's
  *   `resource` and the audience every token must carry.
  * - details.md "Revisions", refresh row: `offline_access` is never listed in `scopes_supported` or challenges.
@@ -13,9 +14,10 @@
  *   day), so a revocation at the authorization server reaches an introspecting resource within it.
  */
 import { ExtensionRegistry } from '@portcullis/extensions';
-import { EndpointUrlSchema, IssuerUrlSchema } from '@portcullis/metadata';
+import { EndpointUrlSchema } from '@portcullis/metadata';
 import {
   canonicalizeResourceUri,
+  issuerIdentifierProblem,
   isScopeToken,
   protectedResourceMetadataUrls,
   type ScopeHierarchy,
@@ -127,11 +129,8 @@ function resolveIssuers(issuers: readonly string[] | undefined): string[] {
     fail('authorizationServers must list at least one issuer (spec 5.2: authorization_servers is required)');
   }
   for (const issuer of issuers) {
-    if (typeof issuer !== 'string' || !IssuerUrlSchema.safeParse(issuer).success) {
-      fail(
-        `authorizationServers: "${String(issuer)}" is not an issuer (https or loopback http, no query or fragment)`,
-      );
-    }
+    const problem = typeof issuer === 'string' ? issuerIdentifierProblem(issuer) : 'must be a string';
+    if (problem) fail(`authorizationServers: "${String(issuer)}" is not an issuer: it ${problem}`);
   }
   return [...new Set(issuers)];
 }
