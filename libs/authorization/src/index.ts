@@ -10,13 +10,25 @@ export { ResourceRegistry, SERVER_SCOPES, type RegisteredResource } from './reso
 export { CLIENT_SOURCE, type ClientSource, type OAuthClient } from './clients/client.js';
 export { ClientRepository, type NewClient } from './clients/client.repository.js';
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './clients/client-secret.js';
-export { AUTHENTICATOR, type AuthenticatedUser, type Authenticator, type LoginContext } from './interaction/authenticator.js';
+export {
+  AUTHENTICATOR,
+  type AuthenticatedUser,
+  type Authenticator,
+  type LoginContext,
+} from './interaction/authenticator.js';
 export { LocalPasswordAuthenticator } from './interaction/local-password.authenticator.js';
 export { InteractionService } from './interaction/interaction.service.js';
 export { PendingAuthorizations, type ValidatedAuthorization } from './interaction/pending-authorization.js';
 export { SessionService } from './sessions/session.service.js';
 export { ConsentRepository } from './consent/consent.repository.js';
-export { escapeHtml, page, sendPage, errorPage, PAGE_CSP } from './interaction/html.js';
+export {
+  escapeHtml,
+  page,
+  sendPage,
+  errorPage,
+  refusedUnsafeParameters,
+  PAGE_CSP,
+} from './interaction/html.js';
 export { hostOf, isLocalRedirect } from './interaction/client-display.js';
 export { MetadataService } from './discovery/metadata.service.js';
 export { SigningKeysService, SIGNING_ALGORITHM, KeyDecryptionError } from './keys/signing-keys.service.js';
@@ -29,9 +41,7 @@ export { RequestParameters } from './http/request-parameters.js';
 export { HousekeepingService, type SweepResult } from './housekeeping/housekeeping.service.js';
 export { PeriodicSweep } from './housekeeping/periodic-sweep.js';
 export { ClientResolver } from './clients/client-resolver.js';
-export {
-  ClientIdMetadataDocumentSource,
-} from './clients/metadata-documents/client-id-metadata-document.source.js';
+export { ClientIdMetadataDocumentSource } from './clients/metadata-documents/client-id-metadata-document.source.js';
 export {
   METADATA_DOCUMENT_LIMITS,
   type ClientIdMetadataDocumentsOptions,
@@ -50,7 +60,11 @@ export {
   type SigningKeysOptions,
 } from './keys/signing-keys.service.js';
 export { type RegistrationOptions, type SigningKeyOptions } from './config/authorization-server.options.js';
-export { RegistrationService, DYNAMIC_CLIENT_ID_PREFIX, type RegistrationResponse } from './registration/registration.service.js';
+export {
+  RegistrationService,
+  DYNAMIC_CLIENT_ID_PREFIX,
+  type RegistrationResponse,
+} from './registration/registration.service.js';
 export { MAX_REGISTRATION_BODY } from './registration/registration.controller.js';
 export { MAX_REDIRECT_URIS } from './registration/checks/redirect-uris.check.js';
 export { IntrospectionService, type IntrospectionResponse } from './introspection/introspection.service.js';

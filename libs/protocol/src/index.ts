@@ -28,6 +28,7 @@ export {
 } from './scopes.js';
 export { isLoopbackIpLiteral, redirectUriMatches } from './redirect-uri.js';
 export { isLoopbackHost, issuerIdentifierProblem } from './loopback.js';
+export { findUnsafeJsonText, hasUnsafeCharacter } from './plain-text.js';
 export {
   PKCE_METHOD_S256,
   codeChallengeS256,

@@ -7,6 +7,7 @@ import {
   RequestParameters,
   SessionService,
   errorPage,
+  refusedUnsafeParameters,
   sendPage,
   type AuthorizationServerOptions,
   type ClientSource,
@@ -49,6 +50,7 @@ export class UpstreamConsentController {
   @Post('upstream/consent')
   async decide(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const form = RequestParameters.fromForm((request as FastifyRequest & { rawBody?: Buffer }).rawBody);
+    if (refusedUnsafeParameters(reply, form)) return;
     const handle = form.get('interaction');
     const pending = await this.pending.find(handle);
     if (!handle || !pending) return sendPage(reply, 400, expiredPage());

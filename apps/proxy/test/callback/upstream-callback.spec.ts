@@ -122,6 +122,18 @@ describe('the upstream callback', () => {
     await expectRefused(ua, callback, 400);
   });
 
+  it('refuses a callback whose code or state holds a NUL, before the upstream is asked anything', async () => {
+    for (const name of ['code', 'state']) {
+      const { ua, callback } = await atCallback();
+      callback.searchParams.set(name, `${callback.searchParams.get(name)}\u0000`);
+      const states = await proxy.prisma.upstreamState.count();
+      const response = await expectRefused(ua, callback, 400);
+      expect(response.body).toContain('control character');
+      // The real state is still there, unused, for the real answer.
+      expect(await proxy.prisma.upstreamState.count()).toBe(states);
+    }
+  });
+
   it('tells the client access_denied when the person said no upstream', async () => {
     const { ua, callback } = await atCallback();
     const denied = new URL(callback);

@@ -1,4 +1,4 @@
-import { OAuthError } from '@portcullis/protocol';
+import { hasUnsafeCharacter, OAuthError } from '@portcullis/protocol';
 
 /**
  * The parameters of an OAuth request, read from a query string or an `application/x-www-form-urlencoded` body
@@ -12,11 +12,15 @@ export class RequestParameters {
   readonly #single = new Map<string, string>();
   readonly #all = new Map<string, string[]>();
   readonly #repeated = new Set<string>();
+  #unsafe: string | undefined;
   readonly resources: readonly string[];
 
   private constructor(search: URLSearchParams) {
     const resources: string[] = [];
     for (const [name, value] of search) {
+      if (this.#unsafe === undefined && (hasUnsafeCharacter(name) || hasUnsafeCharacter(value))) {
+        this.#unsafe = hasUnsafeCharacter(name) ? 'a parameter name' : name;
+      }
       this.#all.set(name, [...(this.#all.get(name) ?? []), value]);
       if (name === 'resource') {
         resources.push(value);
@@ -65,6 +69,25 @@ export class RequestParameters {
     const result: Record<string, string> = Object.create(null) as Record<string, string>;
     for (const [name, value] of this.#single) if (value !== '') result[name] = value;
     return result;
+  }
+
+  /**
+   * The parameter whose name or value holds a control character (other than tab, LF, CR) or a lone surrogate, to be
+   * refused where the request is parsed (`hasUnsafeCharacter`); `undefined` when there is none.
+   */
+  get unsafe(): string | undefined {
+    return this.#unsafe;
+  }
+
+  /**
+   * Throws `invalid_request` when a parameter holds a control character or a lone surrogate.
+   *
+   * @throws OAuthError `invalid_request`
+   */
+  assertPlainText(): void {
+    if (this.#unsafe !== undefined) {
+      throw new OAuthError('invalid_request', `${this.#unsafe} contains a control character`);
+    }
   }
 
   /**

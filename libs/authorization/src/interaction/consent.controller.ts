@@ -5,7 +5,7 @@ import { RequestParameters } from '../http/request-parameters.js';
 import { ResourceRegistry } from '../resources/resource-registry.js';
 import { SessionService } from '../sessions/session.service.js';
 import { hostOf, isLocalRedirect } from './client-display.js';
-import { errorPage, escapeHtml, page, sendPage } from './html.js';
+import { errorPage, escapeHtml, page, refusedUnsafeParameters, sendPage } from './html.js';
 import { InteractionService, seeOther } from './interaction.service.js';
 import { PendingAuthorizations, type ValidatedAuthorization } from './pending-authorization.js';
 
@@ -34,7 +34,9 @@ export class ConsentController {
 
   @Get('consent')
   async show(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const handle = RequestParameters.fromUrl(request.url).get('interaction');
+    const params = RequestParameters.fromUrl(request.url);
+    if (refusedUnsafeParameters(reply, params)) return;
+    const handle = params.get('interaction');
     const pending = await this.pending.find(handle);
     if (!handle || !pending) return seeOther(reply, this.interactions.path('login/expired'));
     const session = await this.sessions.current(request);
@@ -52,6 +54,7 @@ export class ConsentController {
   @Post('consent')
   async decide(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const form = RequestParameters.fromForm((request as FastifyRequest & { rawBody?: Buffer }).rawBody);
+    if (refusedUnsafeParameters(reply, form)) return;
     const handle = form.get('interaction');
     const session = await this.sessions.current(request);
     const pending = await this.pending.find(handle);

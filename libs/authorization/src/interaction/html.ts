@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import type { RequestParameters } from '../http/request-parameters.js';
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(value: string): string {
@@ -73,4 +74,14 @@ export function errorPage(error: string, description: string | undefined): strin
 <p class="error"><code>${escapeHtml(error)}</code>${description ? `: ${escapeHtml(description)}` : ''}</p>
 <p class="hint">The application that sent you here made an invalid request. You can close this page.</p>`,
   );
+}
+
+/**
+ * Answers a front-channel request whose parameters hold a control character or a lone surrogate with the error page
+ * (400), before anything reads them; true when it did.
+ */
+export function refusedUnsafeParameters(reply: FastifyReply, params: RequestParameters): boolean {
+  if (params.unsafe === undefined) return false;
+  sendPage(reply, 400, errorPage('invalid_request', `${params.unsafe} contains a control character`));
+  return true;
 }

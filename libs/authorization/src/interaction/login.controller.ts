@@ -5,7 +5,7 @@ import { RequestParameters } from '../http/request-parameters.js';
 import { SessionService } from '../sessions/session.service.js';
 import { RateLimit, RateLimitGuard } from '../throttling/rate-limit.guard.js';
 import { AUTHENTICATOR, type Authenticator } from './authenticator.js';
-import { errorPage, page, sendPage } from './html.js';
+import { errorPage, page, refusedUnsafeParameters, sendPage } from './html.js';
 import { InteractionService, seeOther } from './interaction.service.js';
 import { PendingAuthorizations } from './pending-authorization.js';
 
@@ -26,6 +26,7 @@ export class LoginController {
   @Get('login')
   async show(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = RequestParameters.fromUrl(request.url);
+    if (refusedUnsafeParameters(reply, params)) return;
     const handle = params.get('interaction');
     const pending = await this.pending.find(handle);
     if (!handle || !pending) return sendPage(reply, 400, expiredPage());
@@ -50,6 +51,7 @@ export class LoginController {
   @RateLimit('login')
   async submit(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const form = RequestParameters.fromForm((request as FastifyRequest & { rawBody?: Buffer }).rawBody);
+    if (refusedUnsafeParameters(reply, form)) return;
     const handle = form.get('interaction');
     const pending = await this.pending.find(handle);
     if (!handle || !pending) return sendPage(reply, 400, expiredPage());

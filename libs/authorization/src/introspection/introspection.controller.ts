@@ -30,11 +30,18 @@ export class IntrospectionController {
   ): Promise<IntrospectionResponse> {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-      throw new OAuthError('invalid_request', 'the introspection request must be application/x-www-form-urlencoded');
+      throw new OAuthError(
+        'invalid_request',
+        'the introspection request must be application/x-www-form-urlencoded',
+      );
     }
     const params = RequestParameters.fromForm((request as FastifyRequest & { rawBody?: Buffer }).rawBody);
+    params.assertPlainText();
     params.assertNoRepeats();
-    const { client, method } = await this.clientAuthenticator.authenticate(params, request.headers.authorization);
+    const { client, method } = await this.clientAuthenticator.authenticate(
+      params,
+      request.headers.authorization,
+    );
     if (method === 'none') throw new InvalidClientError('introspection requires an authenticated client');
     const token = params.get('token');
     if (!token) throw new OAuthError('invalid_request', 'token is required');

@@ -3,6 +3,7 @@ import { applicationTypeCheck } from './checks/application-type.check.js';
 import { grantTypesCheck } from './checks/grant-types.check.js';
 import { jsonObjectCheck } from './checks/json-object.check.js';
 import { metadataSchemaCheck } from './checks/metadata-schema.check.js';
+import { plainTextCheck } from './checks/plain-text.check.js';
 import { redirectUrisCheck } from './checks/redirect-uris.check.js';
 import { tokenEndpointAuthMethodCheck } from './checks/token-endpoint-auth-method.check.js';
 
@@ -14,6 +15,7 @@ import { tokenEndpointAuthMethodCheck } from './checks/token-endpoint-auth-metho
  */
 export const REGISTRATION_CHECKS: readonly RegistrationCheck[] = [
   jsonObjectCheck,
+  plainTextCheck,
   metadataSchemaCheck,
   grantTypesCheck,
   redirectUrisCheck,

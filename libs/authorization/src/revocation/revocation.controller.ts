@@ -36,9 +36,13 @@ export class RevocationController {
     allowCors(reply);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-      throw new OAuthError('invalid_request', 'the revocation request must be application/x-www-form-urlencoded');
+      throw new OAuthError(
+        'invalid_request',
+        'the revocation request must be application/x-www-form-urlencoded',
+      );
     }
     const params = RequestParameters.fromForm((request as FastifyRequest & { rawBody?: Buffer }).rawBody);
+    params.assertPlainText();
     params.assertNoRepeats();
     const { client } = await this.clientAuthenticator.authenticate(params, request.headers.authorization);
     const token = params.get('token');

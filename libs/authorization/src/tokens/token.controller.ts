@@ -48,7 +48,10 @@ export class TokenController {
   @HttpCode(200)
   @UseGuards(RateLimitGuard)
   @RateLimit('token')
-  async token(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<TokenResponse> {
+  async token(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TokenResponse> {
     allowCors(reply);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     // RFC 6749 3.2: the token endpoint takes application/x-www-form-urlencoded; JSON or anything else is refused
@@ -57,6 +60,7 @@ export class TokenController {
       throw new OAuthError('invalid_request', 'the token request must be application/x-www-form-urlencoded');
     }
     const params = RequestParameters.fromForm((request as FastifyRequest & { rawBody?: Buffer }).rawBody);
+    params.assertPlainText();
     params.assertNoRepeats();
     const grantType = params.get('grant_type');
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
@@ -64,7 +68,8 @@ export class TokenController {
     const authenticated = await this.clientAuthenticator.authenticate(params, request.headers.authorization);
     const builtIn = this.#grants.get(grantType);
     const extension = builtIn ? undefined : this.options.extensions.grantHandler(grantType);
-    if (!builtIn && !extension) throw new OAuthError('unsupported_grant_type', `unsupported grant_type: ${grantType}`);
+    if (!builtIn && !extension)
+      throw new OAuthError('unsupported_grant_type', `unsupported grant_type: ${grantType}`);
     if (!authenticated.client.grantTypes.includes(grantType)) {
       throw new OAuthError('unauthorized_client', `this client may not use grant_type ${grantType}`);
     }
@@ -79,7 +84,11 @@ export class TokenController {
         grantType,
         params: forwarded,
         resources: params.resources,
-        client: { clientId: client.clientId, metadata: client.metadata, authenticationMethod: authenticated.method },
+        client: {
+          clientId: client.clientId,
+          metadata: client.metadata,
+          authenticationMethod: authenticated.method,
+        },
       },
       {
         issuer: this.options.issuer,
