@@ -7,6 +7,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc3629#section-3 (UTF-8: surrogates are not encoded)
  * @see https://www.rfc-editor.org/rfc/rfc6749#appendix-A (OAuth parameter syntax: VSCHAR and the like)
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is this pattern's purpose
 const UNSAFE_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uD800-\uDFFF]/u;
 
 /** Whether `text` holds a control character (other than tab, LF, CR) or a lone surrogate. */
