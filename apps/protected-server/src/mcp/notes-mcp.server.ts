@@ -15,8 +15,9 @@ import {
   type CallToolResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { Logger } from '@nestjs/common';
 import { z } from 'zod';
-import { NoteInputSchema } from '../notes/note.schema.js';
+import { NoteInputSchema, type NoteInput } from '../notes/note.schema.js';
 import type { NotesService } from '../notes/notes.service.js';
 import { ownerOf } from './mcp-auth-info.js';
 import type { Owner } from '../notes/owner.js';
@@ -33,6 +34,26 @@ function json(value: unknown): CallToolResult {
 
 function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+const logger = new Logger('NotesMcpServer');
+
+/**
+ * A tool handler whose unexpected failures become a generic tool error, their cause logged: the SDK would otherwise
+ * send the error's message (a database error names files, code and the database's own words) to the client.
+ */
+function guarded<Args extends unknown[]>(
+  name: string,
+  handler: (...args: Args) => Promise<CallToolResult>,
+): (...args: Args) => Promise<CallToolResult> {
+  return async (...args) => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      logger.error({ err: error, tool: name }, 'tool failed');
+      return toolError('The notes service could not complete this request; try again later.');
+    }
+  };
 }
 
 const IdArgumentsSchema = z.object({ id: z.string().describe('The note id (a UUID).') });
@@ -57,10 +78,10 @@ export function createNotesMcpServer(notes: NotesService): McpServer {
       description: 'Lists your notes, newest first (id, title, timestamps).',
       annotations: { readOnlyHint: true },
     },
-    async (context) => {
+    guarded('notes_list', async (context: ServerContext) => {
       const list = await notes.list(owner(context));
       return json(list.map(({ id, title, createdAt, updatedAt }) => ({ id, title, createdAt, updatedAt })));
-    },
+    }),
   );
 
   server.registerTool(
@@ -71,10 +92,10 @@ export function createNotesMcpServer(notes: NotesService): McpServer {
       inputSchema: IdArgumentsSchema,
       annotations: { readOnlyHint: true },
     },
-    async ({ id }, context) => {
+    guarded('notes_get', async ({ id }: { id: string }, context: ServerContext) => {
       const note = await notes.get(owner(context), id);
       return note ? json(note) : toolError('No note with that id.');
-    },
+    }),
   );
 
   server.registerTool(
@@ -84,7 +105,9 @@ export function createNotesMcpServer(notes: NotesService): McpServer {
       description: 'Creates a note with a title and an optional body.',
       inputSchema: NoteInputSchema,
     },
-    async (input, context) => json(await notes.create(owner(context), input)),
+    guarded('notes_create', async (input: NoteInput, context: ServerContext) =>
+      json(await notes.create(owner(context), input)),
+    ),
   );
 
   server.registerTool(
@@ -95,8 +118,9 @@ export function createNotesMcpServer(notes: NotesService): McpServer {
       inputSchema: IdArgumentsSchema,
       annotations: { destructiveHint: true, idempotentHint: true },
     },
-    async ({ id }, context) =>
+    guarded('notes_delete', async ({ id }: { id: string }, context: ServerContext) =>
       (await notes.delete(owner(context), id)) ? json({ deleted: id }) : toolError('No note with that id.'),
+    ),
   );
 
   server.registerResource(
@@ -113,7 +137,13 @@ export function createNotesMcpServer(notes: NotesService): McpServer {
     { title: 'Note', description: 'One of your notes, as JSON.', mimeType: 'application/json' },
     async (uri, variables, context) => {
       const id = typeof variables['id'] === 'string' ? variables['id'] : '';
-      const note = await notes.get(owner(context), id);
+      let note;
+      try {
+        note = await notes.get(owner(context), id);
+      } catch (error) {
+        logger.error({ err: error, resource: 'note' }, 'resource read failed');
+        throw new Error('The notes service could not complete this request; try again later.');
+      }
       if (!note) throw new ResourceNotFoundError(uri.href);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(note) }] };
     },
