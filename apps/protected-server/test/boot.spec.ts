@@ -57,7 +57,10 @@ describe('the protected-server configuration', () => {
   // The authorization server refuses these as its ISSUER; its tokens would never match them here either.
   it.each([
     [{ AUTHORIZATION_SERVER: 'http://localhost:4000/' }, 'AUTHORIZATION_SERVER must not end with /'],
-    [{ AUTHORIZATION_SERVER: 'http://as.example' }, 'AUTHORIZATION_SERVER must be https (http only on a loopback host)'],
+    [
+      { AUTHORIZATION_SERVER: 'http://as.example' },
+      'AUTHORIZATION_SERVER must be https (http only on a loopback host)',
+    ],
     [{ EXTRA_AUTHORIZATION_SERVERS: 'http://localhost:4200/' }, 'http://localhost:4200/ must not end with /'],
   ])('applies the authorization server’s issuer rule to %j', (env, message) => {
     expect(refusal(env)).toContain(message);

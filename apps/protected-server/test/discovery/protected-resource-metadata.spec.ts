@@ -86,6 +86,8 @@ describe('EXTRA_AUTHORIZATION_SERVERS', () => {
         authorizationServer: first.issuer,
         env: { EXTRA_AUTHORIZATION_SERVERS: 'http://evil.example' },
       }),
-    ).rejects.toThrow('EXTRA_AUTHORIZATION_SERVERS must be space-separated https issuer URLs');
+    ).rejects.toThrow(
+      'EXTRA_AUTHORIZATION_SERVERS http://evil.example must be https (http only on a loopback host)',
+    );
   });
 });

@@ -23,8 +23,12 @@ describe('a token revoked at the authorization server (RFC 7009), with TOKEN_VAL
     // authorization server's issuer, which then starts listing their resources.
     const asPort = await freePort();
     const issuer = `http://localhost:${asPort}`;
-    const introspectionClient = newIntrospectionClient();
-    const start = (ttl: string) =>
+    // Each protected server is the resource server of its own resource, with its own introspection credentials.
+    const clients = [
+      newIntrospectionClient('protected-server-a'),
+      newIntrospectionClient('protected-server-b'),
+    ] as const;
+    const start = (ttl: string, introspectionClient: (typeof clients)[number]) =>
       startProtectedServer({
         authorizationServer: issuer,
         env: {
@@ -34,12 +38,15 @@ describe('a token revoked at the authorization server (RFC 7009), with TOKEN_VAL
           INTROSPECTION_CLIENT_SECRET: introspectionClient.secret,
         },
       });
-    uncached = await start('0');
-    cached = await start('1');
+    uncached = await start('0', clients[0]);
+    cached = await start('1', clients[1]);
     as = await startPortcullisAuthorizationServer({
       port: asPort,
       resources: [uncached.resource, cached.resource],
-      introspectionClient,
+      introspectionClients: [
+        { ...clients[0], resource: uncached.resource },
+        { ...clients[1], resource: cached.resource },
+      ],
     });
   });
   afterAll(async () => {

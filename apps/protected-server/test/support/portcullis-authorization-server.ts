@@ -35,18 +35,19 @@ export interface IntrospectionClient {
 }
 
 /** New credentials for {@link startPortcullisAuthorizationServer} to register. */
-export function newIntrospectionClient(): IntrospectionClient {
-  return { id: 'protected-server', secret: generateClientSecret() };
+export function newIntrospectionClient(id = 'protected-server'): IntrospectionClient {
+  return { id, secret: generateClientSecret() };
 }
 
 /**
  * Starts the authorization server on `port` (chosen before boot: its issuer names it) for `resources`, with one
- * user, one public client, and `introspectionClient` as a confidential client.
+ * user, one public client, and each of `introspectionClients` as the resource server of its resource (introspection
+ * answers only the resource server of a token's audience).
  */
 export async function startPortcullisAuthorizationServer(options: {
   port: number;
   resources: readonly string[];
-  introspectionClient: IntrospectionClient;
+  introspectionClients: readonly (IntrospectionClient & { readonly resource: string })[];
 }): Promise<PortcullisAuthorizationServer> {
   const issuer = `http://localhost:${options.port}`;
   const app = await startApp(AuthorizationServerModule, {
@@ -72,19 +73,19 @@ export async function startPortcullisAuthorizationServer(options: {
     applicationType: 'native',
     origin: 'preregistered',
   });
-  const { introspectionClient } = options;
-  await clients.create({
-    clientId: introspectionClient.id,
-    clientName: 'Protected server',
-    redirectUris: [],
-    grantTypes: [],
-    tokenEndpointAuthMethod: 'client_secret_basic',
-    applicationType: 'web',
-    origin: 'preregistered',
-    secretHash: hashClientSecret(introspectionClient.secret),
-    // Introspection answers only the resource server of a token's audience.
-    resourceServer: options.resources[0]!,
-  });
+  for (const introspectionClient of options.introspectionClients) {
+    await clients.create({
+      clientId: introspectionClient.id,
+      clientName: `Protected server (${introspectionClient.resource})`,
+      redirectUris: [],
+      grantTypes: [],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      applicationType: 'web',
+      origin: 'preregistered',
+      secretHash: hashClientSecret(introspectionClient.secret),
+      resourceServer: introspectionClient.resource,
+    });
+  }
   const user = { username: 'dana', password: 'correct horse battery staple' };
   await new UserRepository(prisma).create(user.username, user.password);
 
