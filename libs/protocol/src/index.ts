@@ -29,6 +29,7 @@ export {
 export { isLoopbackIpLiteral, redirectUriMatches } from './redirect-uri.js';
 export { isLoopbackHost, issuerIdentifierProblem } from './loopback.js';
 export { findUnsafeJsonText, hasUnsafeCharacter } from './plain-text.js';
+export { describeFrameworkRefusal } from './http-refusal.js';
 export {
   PKCE_METHOD_S256,
   codeChallengeS256,

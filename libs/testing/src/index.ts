@@ -45,3 +45,4 @@ export type {
 } from './test-authorization-server.js';
 export { makeTestCertificates, type TestCertificates } from './certificates.js';
 export { expectBootedApp } from './health.js';
+export { requestLogLines } from './logs.js';

@@ -1,6 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
+import {
+  type TestAuthorizationServer,
+  requestLogLines,
+  startTestAuthorizationServer,
+} from '@portcullis/testing';
 import { countNotes, modernMessage, postMcp } from '../support/mcp-requests.js';
 import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
 
@@ -19,18 +23,7 @@ describe('the request log', () => {
     await as?.close();
   });
 
-  /** The log lines of one request, once its completion line is written (that may follow the response). */
-  async function linesOf(requestId: string): Promise<string> {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const lines = app
-        .logs()
-        .split('\n')
-        .filter((line) => line.includes(requestId));
-      if (lines.some((line) => /"msg":"request (completed|errored)"/.test(line))) return lines.join('\n');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no completion line for request ${requestId}`);
-  }
+  const linesOf = (requestId: string) => requestLogLines(() => app.logs(), requestId);
 
   it('censors token-bearing query parameters in any letter case, and never writes the Authorization or DPoP header', async () => {
     const queryToken = await as.mint({ claims: { aud: app.resource, scope: 'notes', sub: 'leaked' } });

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort } from '@portcullis/testing';
+import { freePort, requestLogLines } from '@portcullis/testing';
 import { startProxy, type ProxyFixture } from '../support/proxy.fixture.js';
 
 describe('the request log', () => {
@@ -19,18 +19,7 @@ describe('the request log', () => {
 
   const secret = () => randomBytes(16).toString('hex');
 
-  /** The log lines of one request, once its completion line is written (that may follow the response). */
-  async function linesOf(requestId: string): Promise<string> {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const lines = proxy.app
-        .logs()
-        .split('\n')
-        .filter((line) => line.includes(requestId));
-      if (lines.some((line) => /"msg":"request (completed|errored)"/.test(line))) return lines.join('\n');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`no completion line for request ${requestId}`);
-  }
+  const linesOf = (requestId: string) => requestLogLines(() => proxy.app.logs(), requestId);
 
   it('censors token-bearing parameters of a token request in any letter case, in the query and the body, and its Authorization and DPoP headers', async () => {
     const [queryToken, queryCode, bodyToken, clientSecret, dpop, bearer] = [

@@ -1,5 +1,5 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { OAuthError } from '@portcullis/protocol';
+import { describeFrameworkRefusal, OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitedError } from '../throttling/rate-limit.guard.js';
 
@@ -43,7 +43,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
       return;
     }
     if (status !== undefined && status >= 400 && status < 500) {
-      reply.status(status).send({ error: 'invalid_request', error_description: describe(status) });
+      reply.status(status).send({ error: 'invalid_request', error_description: describeFrameworkRefusal(status) });
       return;
     }
     this.#logger.error({ err: exception }, 'unexpected error');
@@ -57,20 +57,6 @@ function statusOf(exception: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-function describe(status: number): string {
-  switch (status) {
-    case 404:
-      return 'no such endpoint';
-    case 405:
-      return 'method not allowed';
-    case 413:
-      return 'the request body is too large';
-    case 415:
-      return 'unsupported content type';
-    default:
-      return 'the request is malformed';
-  }
-}
 
 function isRegistration(request: FastifyRequest): boolean {
   return request.method === 'POST' && /(^|\/)register$/.test(request.routeOptions.url ?? '');

@@ -20,7 +20,7 @@ import {
   type ArgumentsHost,
   type ExceptionFilter,
 } from '@nestjs/common';
-import { OAuthError } from '@portcullis/protocol';
+import { describeFrameworkRefusal, OAuthError } from '@portcullis/protocol';
 import type { FastifyReply } from 'fastify';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
 import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
@@ -84,7 +84,7 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
         ? typeof response === 'string'
           ? response
           : exception.message
-        : describeRefusal(status);
+        : describeFrameworkRefusal(status);
     // The status is the framework's (404, 413, 415, ...), not the table's 400 for `invalid_request`: the request
     // was malformed in the way that status names.
     return { status, body: new OAuthError('invalid_request', description).toResponseBody() };
@@ -121,20 +121,6 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
   }
 }
 
-function describeRefusal(status: number): string {
-  switch (status) {
-    case 404:
-      return 'no such endpoint';
-    case 405:
-      return 'method not allowed';
-    case 413:
-      return 'the request body is too large';
-    case 415:
-      return 'unsupported content type';
-    default:
-      return 'the request is malformed';
-  }
-}
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
