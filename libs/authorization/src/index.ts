@@ -8,7 +8,7 @@ export {
 } from './config/authorization-server.options.js';
 export { ResourceRegistry, SERVER_SCOPES, type RegisteredResource } from './resources/resource-registry.js';
 export { CLIENT_SOURCE, type ClientSource, type OAuthClient } from './clients/client.js';
-export { ClientRepository, type NewClient } from './clients/client.repository.js';
+export { ClientRepository, type ClientRegistration, type NewClient } from './clients/client.repository.js';
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './clients/client-secret.js';
 export {
   AUTHENTICATOR,

@@ -124,27 +124,33 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
   },
 
   async 'clients list'({ prisma, print }) {
-    const list = await new ClientRepository(prisma).list();
+    const list = await new ClientRepository(prisma).listRegistrations();
     print(
       list.length === 0
         ? 'no clients'
         : list
-            .map((c) =>
+            .map(({ client: c, origin, createdAt, lastUsedAt }) =>
               [
                 c.clientId,
                 c.clientName ?? '',
                 c.tokenEndpointAuthMethod,
                 c.resourceServer ? `resource server of ${c.resourceServer}` : c.redirectUris.join(' '),
+                origin,
+                `created ${createdAt.toISOString()}`,
+                lastUsedAt ? `last used ${lastUsedAt.toISOString()}` : 'never used',
               ].join('\t'),
             )
             .join('\n'),
-      list.map((c) => ({
+      list.map(({ client: c, origin, createdAt, lastUsedAt }) => ({
         client_id: c.clientId,
         client_name: c.clientName,
         token_endpoint_auth_method: c.tokenEndpointAuthMethod,
         redirect_uris: c.redirectUris,
         grant_types: c.grantTypes,
         ...(c.resourceServer ? { resource_server: c.resourceServer } : {}),
+        origin,
+        created_at: createdAt.toISOString(),
+        last_used_at: lastUsedAt?.toISOString() ?? null,
       })),
     );
     return 0;

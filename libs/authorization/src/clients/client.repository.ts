@@ -19,6 +19,16 @@ export interface NewClient {
   resourceServer?: string;
 }
 
+/** A stored client as operators see it. */
+export interface ClientRegistration {
+  readonly client: OAuthClient;
+  /** `preregistered` (portcullis-admin) or `dynamic` (RFC 7591). */
+  readonly origin: string;
+  readonly createdAt: Date;
+  /** When an authorization of it last completed; absent while none has. */
+  readonly lastUsedAt?: Date;
+}
+
 /** Clients stored in the database: pre-registered and dynamically registered ones. */
 @Injectable()
 export class ClientRepository implements ClientSource {
@@ -52,6 +62,17 @@ export class ClientRepository implements ClientSource {
   async list(): Promise<OAuthClient[]> {
     const rows = await this.prisma.client.findMany({ orderBy: { createdAt: 'asc' } });
     return rows.map(toOAuthClient);
+  }
+
+  /** Every stored client with how it came to exist and when an authorization of it last completed, for operators. */
+  async listRegistrations(): Promise<ClientRegistration[]> {
+    const rows = await this.prisma.client.findMany({ orderBy: { createdAt: 'asc' } });
+    return rows.map((row) => ({
+      client: toOAuthClient(row),
+      origin: row.origin,
+      createdAt: row.createdAt,
+      ...(row.lastUsedAt ? { lastUsedAt: row.lastUsedAt } : {}),
+    }));
   }
 
   async delete(clientId: string): Promise<boolean> {

@@ -114,6 +114,8 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
     // RFC 7591 registration: on under both revisions (2026-07-28 deprecates it, see the README).
     DCR_ENABLED: z.enum(['true', 'false']).default('true'),
     DCR_INITIAL_ACCESS_TOKEN: secret,
+    DCR_UNUSED_CLIENT_TTL: seconds(86_400),
+    DCR_IDLE_CLIENT_TTL: seconds(90 * 86_400),
     SIGNING_KEY_RELOAD_INTERVAL: seconds(30),
     CIMD_ENABLED: z.enum(['true', 'false']).optional(),
     CIMD_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
@@ -188,6 +190,8 @@ export function authorizationServerOptionsFromEnv(
     registration: {
       enabled: config.DCR_ENABLED === 'true',
       ...(config.DCR_INITIAL_ACCESS_TOKEN ? { initialAccessToken: config.DCR_INITIAL_ACCESS_TOKEN } : {}),
+      unusedClientTtl: config.DCR_UNUSED_CLIENT_TTL,
+      idleClientTtl: config.DCR_IDLE_CLIENT_TTL,
     },
     signingKeys: { reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL },
     ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),

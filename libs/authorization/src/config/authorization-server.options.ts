@@ -45,6 +45,12 @@ export interface TokenLifetimes {
 export interface RegistrationOptions {
   readonly enabled: boolean;
   readonly initialAccessToken?: string;
+  /**
+   * Seconds after which the housekeeping sweep deletes a dynamically registered client that has completed no
+   * authorization (`unusedClient`), or that has had no live grant since its last authorization (`idleClient`).
+   */
+  readonly unusedClientTtl?: number;
+  readonly idleClientTtl?: number;
 }
 
 /**

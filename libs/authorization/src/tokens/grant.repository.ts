@@ -59,6 +59,8 @@ export class GrantRepository {
     const id = randomUUID();
     await this.prisma.$transaction([
       this.prisma.authorizationGrant.create({ data: { id, ...grant, sessionId: grant.sessionId ?? null } }),
+      // When this client last completed an authorization: what the sweep of unused registrations reads.
+      this.prisma.client.updateMany({ where: { id: grant.clientId }, data: { lastUsedAt: new Date() } }),
       this.prisma.authorizationCode.create({
         data: {
           codeHash: tokenHash(value),
