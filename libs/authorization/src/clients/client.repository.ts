@@ -17,6 +17,26 @@ export interface NewClient {
   metadata?: Record<string, unknown>;
   /** Operator-set only: the canonical resource URI this client is the resource server of. */
   resourceServer?: string;
+  /** SHA-256 of the RFC 7592 registration access token (dynamic registration only). */
+  registrationTokenHash?: string;
+}
+
+/** What RFC 7592 management reads of a dynamically registered client. */
+export interface ManagedRegistration {
+  readonly client: OAuthClient;
+  readonly registrationTokenHash: string;
+  readonly createdAt: Date;
+}
+
+/** The fields a registration update (RFC 7592 2.2) replaces. */
+export interface RegistrationUpdate {
+  clientName?: string;
+  redirectUris: string[];
+  grantTypes: string[];
+  responseTypes: string[];
+  applicationType: string;
+  scope?: string;
+  metadata: Record<string, unknown>;
 }
 
 /** A stored client as operators see it. */
@@ -54,6 +74,7 @@ export class ClientRepository implements ClientSource {
         origin: client.origin,
         metadata: (client.metadata ?? {}) as object,
         resourceServer: client.resourceServer ?? null,
+        registrationTokenHash: client.registrationTokenHash ?? null,
       },
     });
     return toOAuthClient(row);
@@ -73,6 +94,34 @@ export class ClientRepository implements ClientSource {
       createdAt: row.createdAt,
       ...(row.lastUsedAt ? { lastUsedAt: row.lastUsedAt } : {}),
     }));
+  }
+
+  /** A dynamically registered client that has a registration access token, for RFC 7592 management. */
+  async findManaged(clientId: string): Promise<ManagedRegistration | undefined> {
+    const row = await this.prisma.client.findUnique({ where: { id: clientId } });
+    if (!row || row.origin !== 'dynamic' || !row.registrationTokenHash) return undefined;
+    return {
+      client: toOAuthClient(row),
+      registrationTokenHash: row.registrationTokenHash,
+      createdAt: row.createdAt,
+    };
+  }
+
+  /** Replaces the metadata of a dynamically registered client (RFC 7592 2.2); false when it is gone. */
+  async updateRegistration(clientId: string, update: RegistrationUpdate): Promise<OAuthClient | undefined> {
+    const { count } = await this.prisma.client.updateMany({
+      where: { id: clientId, origin: 'dynamic' },
+      data: {
+        name: update.clientName ?? null,
+        redirectUris: update.redirectUris,
+        grantTypes: update.grantTypes,
+        responseTypes: update.responseTypes,
+        applicationType: update.applicationType,
+        scope: update.scope ?? null,
+        metadata: update.metadata as object,
+      },
+    });
+    return count === 1 ? this.find(clientId) : undefined;
   }
 
   async delete(clientId: string): Promise<boolean> {

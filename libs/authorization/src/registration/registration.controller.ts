@@ -1,10 +1,14 @@
 import {
   Controller,
+  Delete,
+  Get,
   HttpCode,
   Inject,
   Options,
+  Param,
   PayloadTooLargeException,
   Post,
+  Put,
   Req,
   Res,
   UnsupportedMediaTypeException,
@@ -72,16 +76,77 @@ export class RegistrationController {
     allowCors(reply);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     if (this.#deprecation) reply.header('deprecation', this.#deprecation);
-    checkInitialAccessToken(this.options.registration?.initialAccessToken, request.headers.authorization, reply);
-    // RFC 7591 3.1: the request is an application/json document.
-    if (mediaType(request.headers['content-type']) !== 'application/json') {
-      throw new UnsupportedMediaTypeException('the registration request must be application/json');
-    }
-    const declared = Number(request.headers['content-length'] ?? 0);
-    const received = (request as FastifyRequest & { rawBody?: Buffer }).rawBody?.length ?? 0;
-    if (declared > MAX_REGISTRATION_BODY || received > MAX_REGISTRATION_BODY) {
-      throw new PayloadTooLargeException(`the registration request exceeds ${MAX_REGISTRATION_BODY} bytes`);
-    }
+    checkInitialAccessToken(
+      this.options.registration?.initialAccessToken,
+      request.headers.authorization,
+      reply,
+    );
+    checkJsonBody(request);
     return this.registration.register(request.body);
+  }
+
+  @Options('register/:clientId')
+  managementPreflight(@Res() reply: FastifyReply): void {
+    answerPreflight(reply, 'GET, PUT, DELETE');
+  }
+
+  /** RFC 7592 2.1: the registration as it stands, for the holder of its registration access token. */
+  @Get('register/:clientId')
+  @UseGuards(RateLimitGuard)
+  @RateLimit('register')
+  async read(
+    @Param('clientId') clientId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RegistrationResponse> {
+    this.#headers(reply);
+    return this.registration.read(clientId, request.headers.authorization, reply);
+  }
+
+  /** RFC 7592 2.2: replaces the client's metadata, checked as a registration is. */
+  @Put('register/:clientId')
+  @UseGuards(RateLimitGuard)
+  @RateLimit('register')
+  async update(
+    @Param('clientId') clientId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RegistrationResponse> {
+    this.#headers(reply);
+    checkJsonBody(request);
+    return this.registration.update(clientId, request.headers.authorization, reply, request.body);
+  }
+
+  /** RFC 7592 2.3: deletes the client, revoking its grants; 204. */
+  @Delete('register/:clientId')
+  @HttpCode(204)
+  @UseGuards(RateLimitGuard)
+  @RateLimit('register')
+  async remove(
+    @Param('clientId') clientId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    this.#headers(reply);
+    await this.registration.delete(clientId, request.headers.authorization, reply);
+  }
+
+  #headers(reply: FastifyReply): void {
+    allowCors(reply);
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    if (this.#deprecation) reply.header('deprecation', this.#deprecation);
+  }
+}
+
+/** RFC 7591 3.1: an `application/json` document of at most {@link MAX_REGISTRATION_BODY} bytes. */
+function checkJsonBody(request: FastifyRequest): void {
+  // RFC 7591 3.1: the request is an application/json document.
+  if (mediaType(request.headers['content-type']) !== 'application/json') {
+    throw new UnsupportedMediaTypeException('the registration request must be application/json');
+  }
+  const declared = Number(request.headers['content-length'] ?? 0);
+  const received = (request as FastifyRequest & { rawBody?: Buffer }).rawBody?.length ?? 0;
+  if (declared > MAX_REGISTRATION_BODY || received > MAX_REGISTRATION_BODY) {
+    throw new PayloadTooLargeException(`the registration request exceeds ${MAX_REGISTRATION_BODY} bytes`);
   }
 }

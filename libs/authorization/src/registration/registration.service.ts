@@ -1,10 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { formatWwwAuthenticate, OAuthError } from '@portcullis/protocol';
+import type { FastifyReply } from 'fastify';
 import type { JsonValue } from '@portcullis/extensions';
 import { ClientMetadataSchema } from '@portcullis/metadata';
 import { getRevision } from '@portcullis/revisions';
 import { generateClientSecret, hashClientSecret } from '../clients/client-secret.js';
-import { ClientRepository } from '../clients/client.repository.js';
+import { ClientRepository, type ManagedRegistration } from '../clients/client.repository.js';
+import type { OAuthClient } from '../clients/client.js';
+import { GrantRepository } from '../tokens/grant.repository.js';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -51,20 +55,32 @@ export class RegistrationService {
 
   constructor(
     private readonly clients: ClientRepository,
+    private readonly grants: GrantRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {}
 
-  /**
-   * Registers a client from the request body; throws `invalid_redirect_uri` or `invalid_client_metadata`
-   * (RFC 7591 3.2.2) without storing anything when the metadata is refused.
-   */
-  async register(body: unknown): Promise<RegistrationResponse> {
+  #checked(body: unknown): RegistrationContext {
     const context: RegistrationContext = {
       body,
       revision: getRevision(this.options.revision),
       grantTypesSupported: ['authorization_code', 'refresh_token', ...this.options.extensions.grantTypes()],
     };
     for (const check of REGISTRATION_CHECKS) check.run(context);
+    return context;
+  }
+
+  /** The client configuration endpoint of a client (RFC 7592 2). */
+  #configurationUri(clientId: string): string {
+    return `${this.options.issuer}/register/${encodeURIComponent(clientId)}`;
+  }
+
+  /**
+   * Registers a client from the request body; throws `invalid_redirect_uri` or `invalid_client_metadata`
+   * (RFC 7591 3.2.2) without storing anything when the metadata is refused. The response carries a registration
+   * access token (stored as its SHA-256) and the client configuration endpoint, for RFC 7592 management.
+   */
+  async register(body: unknown): Promise<RegistrationResponse> {
+    const context = this.#checked(body);
 
     const metadata = registeredMetadata(context);
     const method = establishedField(context, 'tokenEndpointAuthMethod');
@@ -72,6 +88,7 @@ export class RegistrationService {
     const clientId = `${DYNAMIC_CLIENT_ID_PREFIX}${randomBytes(18).toString('base64url')}`;
     const issuedAt = Math.floor(Date.now() / 1000);
     const { client_name: clientName, scope } = establishedField(context, 'metadata');
+    const registrationToken = randomBytes(32).toString('base64url');
     await this.clients.create({
       clientId,
       ...(clientName !== undefined ? { clientName } : {}),
@@ -84,6 +101,7 @@ export class RegistrationService {
       ...(secret !== undefined ? { secretHash: hashClientSecret(secret) } : {}),
       origin: 'dynamic',
       metadata,
+      registrationTokenHash: sha256(registrationToken),
     });
     this.#logger.log(`registered ${method === 'none' ? 'public' : 'confidential'} client ${clientId}`);
     return {
@@ -91,9 +109,139 @@ export class RegistrationService {
       client_id_issued_at: issuedAt,
       // RFC 7591 3.2.1: REQUIRED with a secret; 0 means it does not expire.
       ...(secret !== undefined ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+      registration_access_token: registrationToken,
+      registration_client_uri: this.#configurationUri(clientId),
       ...metadata,
     };
   }
+
+  /**
+   * The client's registration as it stands (RFC 7592 2.1), for the holder of its registration access token.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc7592#section-2.1
+   */
+  async read(
+    clientId: string,
+    authorization: string | undefined,
+    reply: FastifyReply,
+  ): Promise<RegistrationResponse> {
+    const { registration, token } = await this.#authorize(clientId, authorization, reply);
+    return this.#information(registration.client, registration.createdAt, token);
+  }
+
+  /**
+   * Replaces the client's metadata (RFC 7592 2.2) after the same checks as a registration; `client_id` must be
+   * sent and match, server-assigned members are ignored, and the authentication method cannot change (its secret,
+   * or its absence, stays). Nothing changes when a check refuses.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc7592#section-2.2
+   */
+  async update(
+    clientId: string,
+    authorization: string | undefined,
+    reply: FastifyReply,
+    body: unknown,
+  ): Promise<RegistrationResponse> {
+    const { registration, token } = await this.#authorize(clientId, authorization, reply);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new OAuthError('invalid_client_metadata', 'the update must be a JSON object');
+    }
+    const sent = { ...(body as Record<string, unknown>) };
+    if (sent['client_id'] !== clientId) {
+      throw new OAuthError('invalid_client_metadata', 'client_id must be sent and be this client');
+    }
+    for (const assigned of SERVER_ASSIGNED) delete sent[assigned];
+    const context = this.#checked(sent);
+    const method = establishedField(context, 'tokenEndpointAuthMethod');
+    if (method !== registration.client.tokenEndpointAuthMethod) {
+      throw new OAuthError('invalid_client_metadata', 'token_endpoint_auth_method cannot change');
+    }
+    const metadata = registeredMetadata(context);
+    const { client_name: clientName, scope } = establishedField(context, 'metadata');
+    const updated = await this.clients.updateRegistration(clientId, {
+      ...(clientName !== undefined ? { clientName } : {}),
+      redirectUris: establishedField(context, 'redirectUris'),
+      grantTypes: establishedField(context, 'grantTypes'),
+      responseTypes: establishedField(context, 'responseTypes'),
+      applicationType: establishedField(context, 'applicationType'),
+      ...(scope !== undefined ? { scope } : {}),
+      metadata,
+    });
+    if (!updated) throw this.#invalidToken(reply, 'the registration access token is invalid');
+    this.#logger.log(`updated the registration of client ${clientId}`);
+    return this.#information(updated, registration.createdAt, token);
+  }
+
+  /**
+   * Deletes the client (RFC 7592 2.3): its grants and tokens are revoked, its consents and the client are gone.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc7592#section-2.3
+   */
+  async delete(clientId: string, authorization: string | undefined, reply: FastifyReply): Promise<void> {
+    await this.#authorize(clientId, authorization, reply);
+    await this.grants.revokeGrantsOf({ clientId });
+    await this.clients.delete(clientId);
+    this.#logger.log(`deleted the registration of client ${clientId}`);
+  }
+
+  #information(client: OAuthClient, createdAt: Date, token: string): RegistrationResponse {
+    return {
+      client_id: client.clientId,
+      client_id_issued_at: Math.floor(createdAt.getTime() / 1000),
+      ...(client.secretHash !== undefined ? { client_secret_expires_at: 0 } : {}),
+      registration_access_token: token,
+      registration_client_uri: this.#configurationUri(client.clientId),
+      ...(client.metadata as Record<string, JsonValue>),
+    };
+  }
+
+  /**
+   * The registration of `clientId` when `authorization` carries its registration access token (RFC 6750 2.1,
+   * compared in constant time over SHA-256); otherwise 401 `invalid_token` with a Bearer challenge, the same for an
+   * unknown client, so the answer tells nothing about which clients exist (RFC 7592 2).
+   */
+  async #authorize(
+    clientId: string,
+    authorization: string | undefined,
+    reply: FastifyReply,
+  ): Promise<{ registration: ManagedRegistration; token: string }> {
+    const token = BEARER.exec(authorization ?? '')?.[1];
+    if (token === undefined) throw this.#invalidToken(reply, undefined);
+    const registration = await this.clients.findManaged(clientId);
+    const presented = Buffer.from(sha256(token));
+    const expected = Buffer.from(
+      registration?.registrationTokenHash ?? sha256(randomBytes(32).toString('hex')),
+    );
+    if (!registration || presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+      throw this.#invalidToken(reply, 'the registration access token is invalid');
+    }
+    return { registration, token };
+  }
+
+  #invalidToken(reply: FastifyReply, description: string | undefined): OAuthError {
+    const error = new OAuthError('invalid_token', description ?? 'a registration access token is required');
+    // RFC 6750 3.1: a request without any credentials gets a challenge without error details.
+    const params: Record<string, string> =
+      description === undefined ? {} : { error: error.code, error_description: description };
+    reply.header('www-authenticate', formatWwwAuthenticate({ scheme: 'Bearer', params }));
+    return error;
+  }
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** Members the server assigns: ignored in an update (RFC 7592 2.2). */
+const SERVER_ASSIGNED = [
+  'client_id',
+  'client_secret',
+  'client_id_issued_at',
+  'client_secret_expires_at',
+  'registration_access_token',
+  'registration_client_uri',
+];
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('base64url');
 }
 
 /**
