@@ -45,6 +45,9 @@ describe('issuerIdentifierProblem, the one rule for configured issuers', () => {
     ['https://as.example#', 'must not have a query, fragment or userinfo'],
     ['https://user@as.example', 'must not have a query, fragment or userinfo'],
     ['as.example', 'must be an absolute URL'],
+    ['https://as.example\\x', 'must be written with URI characters only (RFC 3986)'],
+    ['https://as.exa\tmple', 'must be written with URI characters only (RFC 3986)'],
+    ['https://as.example/ä', 'must be written with URI characters only (RFC 3986)'],
   ])('refuses %s: %s', (issuer, problem) => {
     expect(issuerIdentifierProblem(issuer)).toBe(problem);
   });

@@ -6,6 +6,8 @@
  */
 
 const LOOPBACK_IPV4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/u;
+/** The characters RFC 3986 lets a URI be written with (unreserved, reserved and `%`). */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/u;
 
 /**
  * Whether `host` (a URL host name, as WHATWG `URL.hostname` gives it, or as written in an authority) names the local
@@ -35,6 +37,8 @@ export function isLoopbackHost(host: string): boolean {
  * @see {@link https://www.rfc-editor.org/rfc/rfc8414#section-2 RFC 8414 Section 2}
  */
 export function issuerIdentifierProblem(value: string): string | undefined {
+  // Before the WHATWG parser, which would quietly drop tabs and newlines and read `\` as `/`.
+  if (!URI_CHARACTERS.test(value)) return 'must be written with URI characters only (RFC 3986)';
   let url: URL;
   try {
     url = new URL(value);

@@ -37,7 +37,8 @@ describe('hasUnsafeCharacter', () => {
 describe('findUnsafeJsonText', () => {
   it('names the first string or key that holds an unsafe character', () => {
     expect(findUnsafeJsonText({ client_name: 'ok', contacts: ['a', 'b\u0000'] })).toBe('contacts[1]');
-    expect(findUnsafeJsonText({ nested: { ['k\u0000']: 1 } })).toBe('nested.k\u0000');
+    expect(findUnsafeJsonText({ nested: { ['k\u0000']: 1 } })).toBe('a member name in nested');
+    expect(findUnsafeJsonText({ ['\ud800']: 1 })).toBe('a member name');
     expect(
       findUnsafeJsonText({ client_name: 'ok', redirect_uris: ['https://a.example/cb'] }),
     ).toBeUndefined();

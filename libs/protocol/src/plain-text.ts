@@ -16,8 +16,8 @@ export function hasUnsafeCharacter(text: string): boolean {
 }
 
 /**
- * The path (`client_name`, `contacts[1]`) of the first string in a parsed JSON value, or of the first object key,
- * that holds an unsafe character; `undefined` when there is none.
+ * Where the first unsafe text of a parsed JSON value is: the path of a string (`client_name`, `contacts[1]`), or
+ * `a member name` (in which object) for a key, never the unsafe text itself; `undefined` when there is none.
  */
 export function findUnsafeJsonText(value: unknown, path = ''): string | undefined {
   if (typeof value === 'string') return hasUnsafeCharacter(value) ? path || '(the body)' : undefined;
@@ -31,7 +31,8 @@ export function findUnsafeJsonText(value: unknown, path = ''): string | undefine
   if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const at = path ? `${path}.${key}` : key;
-      if (hasUnsafeCharacter(key)) return at;
+      // The name itself is not echoed: it is the unsafe text.
+      if (hasUnsafeCharacter(key)) return path ? `a member name in ${path}` : 'a member name';
       const found = findUnsafeJsonText(item, at);
       if (found !== undefined) return found;
     }

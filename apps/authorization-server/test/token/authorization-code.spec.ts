@@ -64,6 +64,17 @@ describe('the token endpoint with authorization codes', () => {
     expect(revoked[0]!.revokedAt).not.toBeNull();
   });
 
+  it('does not let another client revoke a grant by presenting its used code', async () => {
+    const client = await as.createClient();
+    const other = await as.createClient();
+    const { callback, request } = await codeFor(client);
+    expect((await redeem(as, client, callback, request)).status).toBe(200);
+    const replay = await redeem(as, other, callback, request, { redirect_uri: client.redirectUri });
+    expect(replay.body.error).toBe('invalid_grant');
+    const grants = await as.prisma.authorizationGrant.findMany({ where: { clientId: client.clientId } });
+    expect(grants.map((grant) => grant.revokedAt)).toEqual([null]);
+  });
+
   it('lets exactly one of 20 parallel redemptions of one code succeed', async () => {
     const client = await as.createClient();
     const { callback, request } = await codeFor(client);

@@ -26,6 +26,16 @@ export class NotesRepository {
     return this.prisma.note.create({ data: { ...byOwner(owner), title, body } });
   }
 
+  /** Gives every note without an issuer to `issuer`; how many. */
+  async claimUnattributed(issuer: string): Promise<number> {
+    const { count } = await this.prisma.note.updateMany({ where: { issuer: null }, data: { issuer } });
+    return count;
+  }
+
+  countUnattributed(): Promise<number> {
+    return this.prisma.note.count({ where: { issuer: null } });
+  }
+
   /** Deletes the note if this owner has it; the number of notes deleted (0 or 1). */
   async deleteOwned(owner: Owner, id: string): Promise<number> {
     const { count } = await this.prisma.note.deleteMany({ where: { id, ...byOwner(owner) } });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { OAuthError } from '@portcullis/protocol';
+import { OAuthError, hasUnsafeCharacter } from '@portcullis/protocol';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { CLIENT_SOURCE, type ClientSource, type OAuthClient } from './client.js';
 import { verifyClientSecret } from './client-secret.js';
@@ -88,6 +88,10 @@ function parseBasic(header: string | undefined): { clientId: string; secret: str
     const clientId = formDecode(decoded.slice(0, colon));
     const secret = formDecode(decoded.slice(colon + 1));
     if (!clientId) throw new InvalidClientError('malformed Authorization header');
+    // The header is parsed here, not with the form: the same plain-text rule (NUL cannot reach the database).
+    if (hasUnsafeCharacter(decoded) || hasUnsafeCharacter(clientId) || hasUnsafeCharacter(secret)) {
+      throw new InvalidClientError('malformed Authorization header');
+    }
     return { clientId, secret };
   } catch (error) {
     if (error instanceof OAuthError) throw error;

@@ -40,10 +40,11 @@ export class AuthorizationCodeGrant implements TokenGrant {
     // Bindings first, without consuming: a request that could never redeem the code must not burn it.
     const stored = await this.grants.findCode(code);
     if (!stored) throw new OAuthError('invalid_grant', 'authorization code is invalid');
-    if (stored.consumedAt) return this.#replayed(stored.grantId);
+    // The client binding first: another client presenting a used code must not revoke this client's grant.
     if (stored.clientId !== client.clientId) {
       throw new OAuthError('invalid_grant', 'authorization code is invalid');
     }
+    if (stored.consumedAt) return this.#replayed(stored.grantId);
     const redirectUri = params.get('redirect_uri');
     if (
       stored.redirectUriSent
