@@ -114,6 +114,21 @@ describe('redactLogLine', () => {
     });
   });
 
+  it('censors the queries of URLs quoted inside a message or an error, wherever they stand', () => {
+    expect(
+      redacted({
+        msg: 'upstream refused GET https://up.example/cb?state=s&Code=c1 with 400',
+        err: { message: 'redirect to /cb?x=1&ACCESS_TOKEN=a2, then /done?%63ode=c3&ok=1 failed' },
+      }),
+    ).toEqual({
+      msg: 'upstream refused GET https://up.example/cb?state=s&Code=[redacted] with 400',
+      err: {
+        // A comma is a query character: it goes with the value.
+        message: 'redirect to /cb?x=1&ACCESS_TOKEN=[redacted] then /done?%63ode=[redacted]&ok=1 failed',
+      },
+    });
+  });
+
   it('writes a line without secrets exactly as it was', () => {
     const plain = line({ level: 30, time: 1, msg: 'request completed', req: { url: '/healthz?verbose=1' } });
     expect(redactLogLine(plain)).toBe(plain);

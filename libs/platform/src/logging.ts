@@ -66,8 +66,27 @@ export function redactUrl(url: string | undefined): string | undefined {
   return `${url.slice(0, queryStart)}?${query}`;
 }
 
-/** A path or absolute URL with a query: the only strings whose parts are censored. */
+/** A path or absolute URL with a query: censored as a whole by {@link redactUrl}. */
 const URL_WITH_QUERY = /^(?:\/|[a-z][a-z0-9+.-]*:\/\/)[^\s]*\?/i;
+
+/** One `name=value` of a query inside any text (an error message quoting a URL), up to the next separator. */
+const EMBEDDED_PARAMETER = /([?&])([^=&\s?#"'<>]+)=([^&\s#"'<>]*)/g;
+
+/**
+ * Censors the secret query parameters of URLs quoted inside a text (`upstream refused GET https://…?Code=…`): any
+ * `?name=value` or `&name=value` whose name is a secret's, in any letter case, percent-encoded or not.
+ */
+export function redactEmbeddedQueries(text: string): string {
+  return text.replace(EMBEDDED_PARAMETER, (whole, separator: string, rawName: string) => {
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+    } catch {
+      // A malformed escape is logged as sent; it cannot be one of the secret names.
+    }
+    return isSecretName(name) ? `${separator}${rawName}=${REDACTION_MARKER}` : whole;
+  });
+}
 
 /**
  * Whether a line may hold a secret: a secret's name in any case, or a percent-escape (a name spelled `%41ccess_token`).
@@ -96,7 +115,10 @@ export function redactLogLine(line: string): string {
 
 /** A parsed JSON value with secrets censored; the value itself when nothing needed censoring. */
 function redactJson(value: unknown): unknown {
-  if (typeof value === 'string') return URL_WITH_QUERY.test(value) ? redactUrl(value) : value;
+  if (typeof value === 'string') {
+    const censored = URL_WITH_QUERY.test(value) ? (redactUrl(value) ?? value) : redactEmbeddedQueries(value);
+    return censored === value ? value : censored;
+  }
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     const items = value.map(redactJson);
