@@ -4,7 +4,6 @@ export { startRedis } from './redis.js';
 export type { TestRedis, TestRedisResult } from './redis.js';
 export { freePort, startApp } from './app.js';
 export type { StartAppOptions, TestApp } from './app.js';
-export { containerRuntimeAvailable } from './runtime.js';
 export { spawnApp } from './process.js';
 export type { SpawnedApp } from './process.js';
 export { HeadlessUserAgent } from './user-agent/headless-user-agent.js';
