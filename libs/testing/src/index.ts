@@ -45,3 +45,5 @@ export type {
 export { makeTestCertificates, type TestCertificates } from './certificates.js';
 export { expectBootedApp } from './health.js';
 export { requestLogLines } from './logs.js';
+export { expectHostileInputRefused, expectInvalidRequest, hostileText } from './hostile-input.js';
+export type { HostileInputTarget } from './hostile-input.js';

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { expectInvalidRequest } from '@portcullis/testing';
 import {
   startAuthorizationServer,
   type AuthorizationServerFixture,
@@ -19,17 +20,11 @@ describe('requests no handler serves, in the RFC 6749 error format', () => {
   });
 
   /** Asserts an `invalid_request` error response with `status`, and that the request persisted nothing. */
-  async function expectRefusal(send: () => Promise<Response>, status: number, description: string) {
-    const before = { ...(await as.counts()), clients: await as.prisma.client.count() };
-    const response = await send();
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(response.headers.get('location')).toBeNull();
-    expect(response.headers.get('x-request-id')).toBeTruthy();
-    expect(await response.json()).toEqual({ error: 'invalid_request', error_description: description });
-    expect({ ...(await as.counts()), clients: await as.prisma.client.count() }).toEqual(before);
-  }
+  const expectRefusal = (send: () => Promise<Response>, status: number, description: string) =>
+    expectInvalidRequest(send, status, description, async () => ({
+      ...(await as.counts()),
+      clients: await as.prisma.client.count(),
+    }));
 
   it('answers a path no route serves with 404 invalid_request', async () => {
     await expectRefusal(() => fetch(`${as.app.url}/metrics`), 404, 'no such endpoint');

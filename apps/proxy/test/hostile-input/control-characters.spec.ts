@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { hasUnsafeCharacter } from '@portcullis/protocol';
-import { freePort } from '@portcullis/testing';
-import fc from 'fast-check';
+import { expectHostileInputRefused, freePort, type HostileInputTarget } from '@portcullis/testing';
 import { startProxy, type ProxyFixture, type TestClient } from '../support/proxy.fixture.js';
 
 // The proxy parses requests with the authorization server's modules plus its own consent form and upstream callback:
@@ -53,40 +51,68 @@ describe('control characters and lone surrogates at the proxy', () => {
       ...overrides,
     });
 
-  const targets: Record<string, (value: string) => Promise<Response>> = {
-    'GET /authorize state': (value) => authorize({ state: value }),
-    'GET /authorize client_id': (value) => authorize({ client_id: value }),
-    'POST /token code': (value) =>
-      post('/token', {
-        grant_type: 'authorization_code',
-        code: value,
-        client_id: client.clientId,
-        code_verifier: 'v'.repeat(43),
-      }),
-    'POST /token refresh_token': (value) =>
-      post('/token', { grant_type: 'refresh_token', refresh_token: value, client_id: client.clientId }),
-    'POST /revoke token': (value) => post('/revoke', { token: value, client_id: client.clientId }),
-    'POST /introspect token': (value) => post('/introspect', { token: value }),
-    'POST /register client_name': (value) =>
-      fetch(`${proxy.app.url}/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          client_name: value,
-          redirect_uris: ['http://127.0.0.1/cb'],
-          application_type: 'native',
+  const targets: Record<string, HostileInputTarget> = {
+    'GET /authorize state': {
+      encoding: 'form',
+      send: (value) => authorize({ state: value }),
+    },
+    'GET /authorize client_id': {
+      encoding: 'form',
+      send: (value) => authorize({ client_id: value }),
+    },
+    'POST /token code': {
+      encoding: 'form',
+      send: (value) =>
+        post('/token', {
+          grant_type: 'authorization_code',
+          code: value,
+          client_id: client.clientId,
+          code_verifier: 'v'.repeat(43),
         }),
-      }),
-    'POST /upstream/consent interaction': (value) =>
-      post('/upstream/consent', { interaction: value, csrf: 'c', decision: 'approve' }),
-    'GET /upstream/callback code': (value) =>
-      get('/upstream/callback', { code: value, state: 'x'.repeat(43) }),
-    'GET /upstream/callback state': (value) => get('/upstream/callback', { code: 'c', state: value }),
+    },
+    'POST /token refresh_token': {
+      encoding: 'form',
+      send: (value) =>
+        post('/token', { grant_type: 'refresh_token', refresh_token: value, client_id: client.clientId }),
+    },
+    'POST /revoke token': {
+      encoding: 'form',
+      send: (value) => post('/revoke', { token: value, client_id: client.clientId }),
+    },
+    'POST /introspect token': {
+      encoding: 'form',
+      send: (value) => post('/introspect', { token: value }),
+    },
+    'POST /register client_name': {
+      encoding: 'json',
+      send: (value) =>
+        fetch(`${proxy.app.url}/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            client_name: value,
+            redirect_uris: ['http://127.0.0.1/cb'],
+            application_type: 'native',
+          }),
+        }),
+    },
+    'POST /upstream/consent interaction': {
+      encoding: 'form',
+      send: (value) => post('/upstream/consent', { interaction: value, csrf: 'c', decision: 'approve' }),
+    },
+    'GET /upstream/callback code': {
+      encoding: 'form',
+      send: (value) => get('/upstream/callback', { code: value, state: 'x'.repeat(43) }),
+    },
+    'GET /upstream/callback state': {
+      encoding: 'form',
+      send: (value) => get('/upstream/callback', { code: 'c', state: value }),
+    },
   };
 
   it.each(Object.keys(targets))('%s: refuses a NUL with 400 and writes nothing', async (name) => {
     const before = await written();
-    const response = await targets[name]!('before\u0000after');
+    const response = await targets[name]!.send('before\u0000after');
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
     expect(await response.text()).toContain('control character');
@@ -94,29 +120,6 @@ describe('control characters and lone surrogates at the proxy', () => {
   });
 
   it('never answers 5xx to arbitrary Unicode (controls and surrogates included) in any of these parameters', async () => {
-    const value = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 40 }),
-      fc
-        .tuple(
-          fc.string({ maxLength: 10 }),
-          fc.constantFrom('\u0000', '\u0007', '\u007f', '\ud800', '\udfff'),
-        )
-        .map(([text, bad]) => `${text}${bad}${text}`),
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...Object.keys(targets)), value, async (name, text) => {
-        const before = await written();
-        const response = await targets[name]!(text);
-        await response.arrayBuffer();
-        expect(response.status).toBeLessThan(500);
-        // Form and query encoding turn a lone surrogate into U+FFFD; JSON keeps it.
-        const arrives = name.includes('/register') ? text : new URLSearchParams({ v: text }).get('v')!;
-        if (hasUnsafeCharacter(arrives)) {
-          expect(response.status).toBe(400);
-          expect(await written()).toEqual(before);
-        }
-      }),
-      { numRuns: 100 },
-    );
+    await expectHostileInputRefused(targets, written, 100);
   }, 120_000);
 });
