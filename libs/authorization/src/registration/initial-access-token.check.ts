@@ -4,10 +4,8 @@
 // details only when a token was sent). Compared in constant time over SHA-256 digests, so neither its content
 // nor its length leaks through timing.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { formatWwwAuthenticate, OAuthError } from '@portcullis/protocol';
 import type { FastifyReply } from 'fastify';
-
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+import { presentedBearerToken, refusedBearer } from './bearer-credential.js';
 
 /**
  * Throws 401 `invalid_token` (and sets the Bearer challenge on the reply) unless `authorization` carries the
@@ -22,17 +20,13 @@ export function checkInitialAccessToken(
   reply: FastifyReply,
 ): void {
   if (expected === undefined) return;
-  const presented = BEARER.exec(authorization ?? '')?.[1];
+  const presented = presentedBearerToken(authorization);
   if (presented !== undefined && timingSafeEqual(digest(presented), digest(expected))) return;
-  const error = new OAuthError(
-    'invalid_token',
-    presented === undefined ? 'an initial access token is required' : 'the initial access token is invalid',
+  throw refusedBearer(
+    reply,
+    'an initial access token is required',
+    presented === undefined ? undefined : 'the initial access token is invalid',
   );
-  // RFC 6750 3.1: a request without any credentials gets a challenge without error details.
-  const params: Record<string, string> =
-    presented === undefined ? {} : { error: error.code, error_description: error.description ?? '' };
-  reply.header('www-authenticate', formatWwwAuthenticate({ scheme: 'Bearer', params }));
-  throw error;
 }
 
 function digest(value: string): Buffer {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { formatWwwAuthenticate, OAuthError } from '@portcullis/protocol';
+import { OAuthError } from '@portcullis/protocol';
 import type { FastifyReply } from 'fastify';
 import type { JsonValue } from '@portcullis/extensions';
 import { ClientMetadataSchema } from '@portcullis/metadata';
@@ -13,6 +13,7 @@ import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
+import { presentedBearerToken, refusedBearer } from './bearer-credential.js';
 import { establishedField, type RegistrationContext } from './registration-check.js';
 import { REGISTRATION_CHECKS } from './registration.checks.js';
 
@@ -167,7 +168,7 @@ export class RegistrationService {
       ...(scope !== undefined ? { scope } : {}),
       metadata,
     });
-    if (!updated) throw this.#invalidToken(reply, 'the registration access token is invalid');
+    if (!updated) throw refusedBearer(reply, MISSING_TOKEN, 'the registration access token is invalid');
     this.#logger.log(`updated the registration of client ${clientId}`);
     return this.#information(updated, registration.createdAt, token);
   }
@@ -205,30 +206,21 @@ export class RegistrationService {
     authorization: string | undefined,
     reply: FastifyReply,
   ): Promise<{ registration: ManagedRegistration; token: string }> {
-    const token = BEARER.exec(authorization ?? '')?.[1];
-    if (token === undefined) throw this.#invalidToken(reply, undefined);
+    const token = presentedBearerToken(authorization);
+    if (token === undefined) throw refusedBearer(reply, MISSING_TOKEN, undefined);
     const registration = await this.clients.findManaged(clientId);
     const presented = Buffer.from(sha256(token));
     const expected = Buffer.from(
       registration?.registrationTokenHash ?? sha256(randomBytes(32).toString('hex')),
     );
     if (!registration || presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
-      throw this.#invalidToken(reply, 'the registration access token is invalid');
+      throw refusedBearer(reply, MISSING_TOKEN, 'the registration access token is invalid');
     }
     return { registration, token };
   }
-
-  #invalidToken(reply: FastifyReply, description: string | undefined): OAuthError {
-    const error = new OAuthError('invalid_token', description ?? 'a registration access token is required');
-    // RFC 6750 3.1: a request without any credentials gets a challenge without error details.
-    const params: Record<string, string> =
-      description === undefined ? {} : { error: error.code, error_description: description };
-    reply.header('www-authenticate', formatWwwAuthenticate({ scheme: 'Bearer', params }));
-    return error;
-  }
 }
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const MISSING_TOKEN = 'a registration access token is required';
 
 /** Members the server assigns: ignored in an update (RFC 7592 2.2). */
 const SERVER_ASSIGNED = [
