@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { OAuthError } from '@portcullis/protocol';
 import type { FastifyReply } from 'fastify';
@@ -8,7 +8,7 @@ import { getRevision } from '@portcullis/revisions';
 import { generateClientSecret, hashClientSecret } from '../clients/client-secret.js';
 import { ClientRepository, type ManagedRegistration } from '../clients/client.repository.js';
 import type { OAuthClient } from '../clients/client.js';
-import { GrantRepository } from '../tokens/grant.repository.js';
+import { GrantRepository, tokenHash } from '../tokens/grant.repository.js';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -102,7 +102,7 @@ export class RegistrationService {
       ...(secret !== undefined ? { secretHash: hashClientSecret(secret) } : {}),
       origin: 'dynamic',
       metadata,
-      registrationTokenHash: sha256(registrationToken),
+      registrationTokenHash: tokenHash(registrationToken),
     });
     this.#logger.log(`registered ${method === 'none' ? 'public' : 'confidential'} client ${clientId}`);
     return {
@@ -209,9 +209,9 @@ export class RegistrationService {
     const token = presentedBearerToken(authorization);
     if (token === undefined) throw refusedBearer(reply, MISSING_TOKEN, undefined);
     const registration = await this.clients.findManaged(clientId);
-    const presented = Buffer.from(sha256(token));
+    const presented = Buffer.from(tokenHash(token));
     const expected = Buffer.from(
-      registration?.registrationTokenHash ?? sha256(randomBytes(32).toString('hex')),
+      registration?.registrationTokenHash ?? tokenHash(randomBytes(32).toString('hex')),
     );
     if (!registration || presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
       throw refusedBearer(reply, MISSING_TOKEN, 'the registration access token is invalid');
@@ -231,10 +231,6 @@ const SERVER_ASSIGNED = [
   'registration_access_token',
   'registration_client_uri',
 ];
-
-function sha256(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url');
-}
 
 /**
  * The metadata as registered: the known members as sent, with the values the checks settled (defaults applied,
