@@ -22,8 +22,9 @@ export class InvalidClientError extends OAuthError {
  * Client authentication at the token endpoint (RFC 6749 2.3, OAuth 2.1 2.4). Exactly one method per request:
  * `client_secret_basic` (the Authorization header), `client_secret_post` (`client_secret` in the body), or `none`
  * (a public client naming itself with `client_id`). Two methods at once is `invalid_request`; the method must be
- * the one the client registered; a wrong secret is `invalid_client`. Every failure looks the same from outside,
- * so the response does not tell whether a client ID exists.
+ * the one the client registered; a wrong secret is `invalid_client`, and so are Basic credentials holding a control
+ * character or a lone surrogate (refused before any lookup). Every failure looks the same from outside, so the
+ * response does not tell whether a client ID exists.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-2.3.1
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-oauth-v2-1-13#section-2.4
