@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import {
   AuthorizationServerModule,
   authorizationServerOptionsFromEnv,
-  LocalPasswordAuthenticator,
+  PASSWORD_INTERACTION,
   type AuthorizationServerHostOptions,
 } from '@portcullis/authorization';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
@@ -32,7 +32,7 @@ export class AppModule {
               ? { loginHint: `Development: sign in as demo / ${config.DEMO_PASSWORD}` }
               : {}),
           }),
-          authenticator: LocalPasswordAuthenticator,
+          steps: PASSWORD_INTERACTION,
         }),
       ],
       providers: [DevelopmentSetup],

@@ -1,15 +1,16 @@
 import { hkdfSync } from 'node:crypto';
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import {
   AuthorizationServerModule,
   authorizationServerOptionsFromEnv,
+  ConsentStep,
+  LoopbackConfirmationStep,
   type AuthorizationServerOptions,
   type MetadataDocumentFetchOverrides,
 } from '@portcullis/authorization';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
-import { ClientTrust } from './consent/client-trust.js';
+import { ConfirmClientStep } from './consent/confirm-client.step.js';
 import { ConsentCookies } from './consent/consent-cookie.js';
-import { UpstreamConsentController } from './consent/upstream-consent.controller.js';
 import { DEVELOPMENT_UPSTREAM, envSchema, type Env } from './env.schema.js';
 import { UpstreamHousekeeping } from './housekeeping/upstream-housekeeping.service.js';
 import { PROXY_OPTIONS, type ProxyOptions } from './proxy.options.js';
@@ -20,18 +21,15 @@ import { UpstreamIdentities } from './upstream/upstream-identity.repository.js';
 import { UpstreamRedirect } from './upstream/upstream-redirect.service.js';
 import { UpstreamStates } from './upstream/upstream-state.repository.js';
 import { UpstreamTokens } from './upstream/upstream-token.repository.js';
-import { UpstreamAuthenticator } from './upstream/upstream.authenticator.js';
-
-/** A dynamically registered client is "recently registered" on the consent page for this long. */
-const RECENT_CLIENT_AGE_SECONDS = 24 * 3600;
+import { UpstreamSignInStep } from './upstream/upstream-sign-in.step.js';
 
 /** What a host (never the environment) may set: the client ID metadata document fetcher's resolver and CAs. */
 export interface ProxyHostOptions {
   readonly metadataDocumentFetch?: MetadataDocumentFetchOverrides;
 }
 
+/** The proxy's services, provided (and exported) by the authorization server module it is built from. */
 const PROXY_PROVIDERS = [
-  ClientTrust,
   ConsentCookies,
   SignInCookies,
   UpstreamClient,
@@ -43,25 +41,9 @@ const PROXY_PROVIDERS = [
 ];
 
 /**
- * The proxy's own services, global so that the authorization server's modules (which build the authenticator and
- * host the consent and callback controllers) can inject them.
- */
-@Global()
-@Module({})
-class ProxyModule {
-  static forRoot(options: ProxyOptions): DynamicModule {
-    return {
-      module: ProxyModule,
-      providers: [{ provide: PROXY_OPTIONS, useValue: options }, ...PROXY_PROVIDERS],
-      exports: [PROXY_OPTIONS, ...PROXY_PROVIDERS],
-    };
-  }
-}
-
-/**
  * The proxy's root module: the authorization server of `libs/authorization` (metadata, `/authorize`, `/token`,
- * registration, client ID metadata documents, JWKS, ...) whose `Authenticator` signs people in at an upstream
- * authorization server, behind the proxy's own consent page, with the upstream callback beside it.
+ * registration, client ID metadata documents, JWKS, ...) whose interaction asks the proxy's consent before going
+ * upstream and signs people in at the upstream authorization server, with the upstream callback beside it.
  */
 @Module({})
 export class AppModule {
@@ -77,10 +59,13 @@ export class AppModule {
         return [
           AuthorizationServerModule.forRoot({
             options,
-            authenticator: UpstreamAuthenticator,
-            controllers: [UpstreamConsentController, UpstreamCallbackController],
+            steps: [ConfirmClientStep, UpstreamSignInStep, ConsentStep, LoopbackConfirmationStep],
+            providers: [
+              { provide: PROXY_OPTIONS, useValue: proxyOptions(config, options) },
+              ...PROXY_PROVIDERS,
+            ],
+            controllers: [UpstreamCallbackController],
           }),
-          ProxyModule.forRoot(proxyOptions(config, options)),
         ];
       },
     });
@@ -109,7 +94,6 @@ function proxyOptions(config: Env, options: AuthorizationServerOptions): ProxyOp
         hkdfSync('sha256', options.cookieSecret, new Uint8Array(0), 'portcullis-proxy upstream sealing', 32),
       ),
     consentCookieTtl: config.CONSENT_COOKIE_TTL,
-    recentClientAge: RECENT_CLIENT_AGE_SECONDS,
   };
 }
 

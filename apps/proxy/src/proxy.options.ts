@@ -24,12 +24,13 @@ export interface ProxyOptions {
   readonly sealingKey: Uint8Array;
   /** Seconds a consent cookie lets a browser skip the consent page for one client. */
   readonly consentCookieTtl: number;
-  /** A dynamically registered client younger than this many seconds gets a warning on the consent page. */
-  readonly recentClientAge: number;
 }
 
 /** Injection token of the {@link ProxyOptions}. */
 export const PROXY_OPTIONS = 'portcullis:proxy-options';
 
-/** How long the upstream `state` of one sign-in is valid (details.md "Confused deputy": about 10 minutes). */
+/**
+ * How long the upstream `state` of one sign-in is valid: 10 minutes, the authorization code lifetime RFC 6749 4.1.2
+ * recommends as a maximum, long enough for a person to sign in upstream.
+ */
 export const UPSTREAM_STATE_TTL_SECONDS = 600;

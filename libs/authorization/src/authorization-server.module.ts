@@ -1,6 +1,14 @@
 import { Global, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import { APP_FILTER, RouterModule } from '@nestjs/core';
 import { AuthorizeController } from './authorize/authorize.controller.js';
+import { interactionController } from './authorize/flow/interaction.controller.js';
+import { INTERACTION_STEPS, type InteractionStepType } from './authorize/flow/interaction-step.js';
+import { InteractionService } from './authorize/flow/interaction.service.js';
+import { PendingAuthorizations } from './authorize/flow/pending-authorization.repository.js';
+import { RedirectTrust } from './authorize/flow/redirect-trust.js';
+import { ConsentStep } from './authorize/steps/consent.step.js';
+import { LoopbackConfirmationStep } from './authorize/steps/loopback-confirmation.step.js';
+import { PasswordSignInStep } from './authorize/steps/password-sign-in.step.js';
 import { ClientAuthenticator } from './clients/client-authentication.js';
 import { CLIENT_SOURCE } from './clients/client.js';
 import { ClientRepository } from './clients/client.repository.js';
@@ -21,23 +29,22 @@ import {
 import { MetadataService } from './discovery/metadata.service.js';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant.js';
 import { RefreshTokenGrant } from './grants/refresh-token.grant.js';
-import { TOKEN_GRANTS } from './grants/token-grant.js';
+import { extensionGrants } from './grants/extension.grant.js';
+import { TOKEN_GRANTS, type TokenGrant } from './grants/token-grant.js';
+import { HousekeepingRepository } from './housekeeping/housekeeping.repository.js';
 import { HousekeepingService } from './housekeeping/housekeeping.service.js';
 import { OAuthExceptionFilter } from './http/oauth-exception.filter.js';
-import { AUTHENTICATOR, type Authenticator } from './interaction/authenticator.js';
-import { ConsentController } from './interaction/consent.controller.js';
-import { InteractionService } from './interaction/interaction.service.js';
-import { LoginController } from './interaction/login.controller.js';
-import { PendingAuthorizations } from './interaction/pending-authorization.js';
 import { IntrospectionController } from './introspection/introspection.controller.js';
 import { IntrospectionService } from './introspection/introspection.service.js';
 import { IssuedTokens } from './introspection/issued-tokens.service.js';
+import { SigningKeyRepository } from './keys/signing-key.repository.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
 import { RegistrationController } from './registration/registration.controller.js';
 import { RegistrationService } from './registration/registration.service.js';
 import { ResourceRegistry } from './resources/resource-registry.js';
 import { RevocationController } from './revocation/revocation.controller.js';
 import { RevocationService } from './revocation/revocation.service.js';
+import { SessionRepository } from './sessions/session.repository.js';
 import { SessionService } from './sessions/session.service.js';
 import { RATE_LIMIT_STORE, RateLimitGuard } from './throttling/rate-limit.guard.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-limit.store.js';
@@ -47,11 +54,24 @@ import { TokenController } from './tokens/token.controller.js';
 import { UserinfoController } from './userinfo/userinfo.controller.js';
 import { UserRepository } from './users/user.repository.js';
 
+/**
+ * The steps of the authorization server's own interaction: sign in with a password, consent, and the one-click
+ * confirmation for public loopback clients.
+ */
+export const PASSWORD_INTERACTION: readonly InteractionStepType[] = [
+  PasswordSignInStep,
+  ConsentStep,
+  LoopbackConfirmationStep,
+];
+
 export interface AuthorizationServerModuleOptions {
   readonly options: AuthorizationServerOptions;
-  /** How users sign in: the local password form, or the proxy's upstream sign-in. */
-  readonly authenticator: Type<Authenticator>;
-  /** Extra providers and controllers of the app (its authenticator's dependencies, its callback route). */
+  /**
+   * The interaction's steps, in order, from `/authorize` to the code: {@link PASSWORD_INTERACTION} by default; the
+   * proxy puts its consent-before-forwarding and upstream sign-in in place of the password.
+   */
+  readonly steps?: readonly InteractionStepType[];
+  /** Extra providers and controllers of the app (its steps' dependencies, its callback route); exported. */
   readonly providers?: Provider[];
   readonly controllers?: Type<unknown>[];
 }
@@ -63,7 +83,7 @@ class OAuthEndpointsModule {}
 /**
  * An OAuth 2.1 authorization server as NestJS modules: discovery, `/authorize` with login and consent, `/token`
  * with the authorization code and refresh token grants (and extension grants), JWKS and UserInfo. The app chooses
- * the {@link Authenticator}. Endpoints live under the issuer's path; discovery at the well-known URLs built from
+ * the interaction's steps. Endpoints live under the issuer's path; discovery at the well-known URLs built from
  * it (RFC 8414 3.1).
  */
 @Global()
@@ -71,13 +91,14 @@ class OAuthEndpointsModule {}
 export class AuthorizationServerModule {
   static forRoot(config: AuthorizationServerModuleOptions): DynamicModule {
     const { options } = config;
+    const steps = config.steps ?? PASSWORD_INTERACTION;
+    const appProviders = config.providers ?? [];
     const issuerPath = new URL(options.issuer).pathname.replace(/^\/|\/$/g, '');
     const endpoints: DynamicModule = {
       module: OAuthEndpointsModule,
       controllers: [
         AuthorizeController,
-        LoginController,
-        ConsentController,
+        interactionController(steps),
         TokenController,
         IntrospectionController,
         RevocationController,
@@ -109,10 +130,18 @@ export class AuthorizationServerModule {
         ClientIdMetadataDocumentSource,
         ClientResolver,
         { provide: CLIENT_SOURCE, useExisting: ClientResolver },
-        { provide: AUTHENTICATOR, useClass: config.authenticator },
+        ...steps,
+        {
+          provide: INTERACTION_STEPS,
+          useFactory: (...instances: unknown[]) => instances,
+          inject: [...steps],
+        },
+        RedirectTrust,
+        SessionRepository,
         ClientAuthenticator,
         ConsentRepository,
         GrantRepository,
+        HousekeepingRepository,
         HousekeepingService,
         InteractionService,
         IntrospectionService,
@@ -122,6 +151,7 @@ export class AuthorizationServerModule {
         RegistrationService,
         RevocationService,
         SessionService,
+        SigningKeyRepository,
         SigningKeysService,
         TokenIssuer,
         UserRepository,
@@ -129,14 +159,27 @@ export class AuthorizationServerModule {
         RefreshTokenGrant,
         {
           provide: TOKEN_GRANTS,
-          useFactory: (...grants: unknown[]) => grants,
-          inject: [AuthorizationCodeGrant, RefreshTokenGrant],
+          // The built-in grants first, then one for each grant type an extension handles.
+          useFactory: (
+            authorizationCode: TokenGrant,
+            refreshToken: TokenGrant,
+            tokens: TokenIssuer,
+            resources: ResourceRegistry,
+          ): TokenGrant[] => [
+            authorizationCode,
+            refreshToken,
+            ...extensionGrants(options, tokens, resources),
+          ],
+          inject: [AuthorizationCodeGrant, RefreshTokenGrant, TokenIssuer, ResourceRegistry],
         },
-        ...(config.providers ?? []),
+        ...appProviders,
       ],
       exports: [
         AUTHORIZATION_SERVER_OPTIONS,
-        AUTHENTICATOR,
+        INTERACTION_STEPS,
+        RedirectTrust,
+        SessionRepository,
+        ...appProviders.map((provider) => ('provide' in provider ? provider.provide : provider)),
         CLIENT_SOURCE,
         RATE_LIMIT_STORE,
         TOKEN_GRANTS,
@@ -144,6 +187,7 @@ export class AuthorizationServerModule {
         ClientRepository,
         ConsentRepository,
         GrantRepository,
+        HousekeepingRepository,
         HousekeepingService,
         InteractionService,
         IntrospectionService,
@@ -155,6 +199,7 @@ export class AuthorizationServerModule {
         RevocationService,
         ResourceRegistry,
         SessionService,
+        SigningKeyRepository,
         SigningKeysService,
         TokenIssuer,
         UserRepository,

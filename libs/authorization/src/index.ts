@@ -7,31 +7,53 @@ export {
   type TokenLifetimes,
 } from './config/authorization-server.options.js';
 export { ResourceRegistry, SERVER_SCOPES, type RegisteredResource } from './resources/resource-registry.js';
-export { CLIENT_SOURCE, type ClientSource, type OAuthClient } from './clients/client.js';
+export { CLIENT_SOURCE, type ClientOrigin, type ClientSource, type OAuthClient } from './clients/client.js';
 export { ClientRepository, type ClientRegistration, type NewClient } from './clients/client.repository.js';
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './clients/client-secret.js';
+export { PASSWORD_INTERACTION } from './authorization-server.module.js';
 export {
-  AUTHENTICATOR,
-  type AuthenticatedUser,
-  type Authenticator,
-  type LoginContext,
-} from './interaction/authenticator.js';
-export { LocalPasswordAuthenticator } from './interaction/local-password.authenticator.js';
-export { InteractionService } from './interaction/interaction.service.js';
-export { PendingAuthorizations, type ValidatedAuthorization } from './interaction/pending-authorization.js';
+  ASK,
+  CONTINUE,
+  INTERACTION_STEPS,
+  type Decision,
+  type FormBinding,
+  type InteractionFlow,
+  type InteractionStep,
+  type InteractionStepType,
+} from './authorize/flow/interaction-step.js';
+export { InteractionService, type Answer } from './authorize/flow/interaction.service.js';
+export { answer } from './authorize/flow/answer.js';
+export { endpointPath } from './authorize/flow/paths.js';
+export { RedirectTrust } from './authorize/flow/redirect-trust.js';
+export { PendingAuthorizations } from './authorize/flow/pending-authorization.repository.js';
+export {
+  type InteractionProgress,
+  type PendingAuthorization,
+  type ValidatedAuthorization,
+} from './authorize/flow/pending-authorization.js';
+export { authorizationResponseUrl } from './authorize/flow/authorization-response.js';
+export { ConsentStep, approve } from './authorize/steps/consent.step.js';
+export { LoopbackConfirmationStep } from './authorize/steps/loopback-confirmation.step.js';
+export { PasswordSignInStep } from './authorize/steps/password-sign-in.step.js';
+export { signedInAsRequested, type AuthenticatedUser } from './authorize/steps/sign-in.js';
+export { consentPage } from './authorize/pages/consent.page.js';
+export { errorPage, expiredPage } from './authorize/pages/error.page.js';
+export { signInRejectedPage, signInUnavailablePage } from './authorize/pages/sign-in-failure.page.js';
+export { escapeHtml, page, PAGE_CSP } from './authorize/pages/layout.js';
+export { hostOf, isLocalRedirect } from './authorize/pages/client-display.js';
+export {
+  CookieExchange,
+  cookieName,
+  readCookies,
+  serializeCookie,
+  signCookieValue,
+  verifyCookieValue,
+} from './http/cookies.js';
 export { SessionService } from './sessions/session.service.js';
 export { ConsentRepository } from './consent/consent.repository.js';
-export {
-  escapeHtml,
-  page,
-  sendPage,
-  errorPage,
-  refusedUnsafeParameters,
-  PAGE_CSP,
-} from './interaction/html.js';
-export { hostOf, isLocalRedirect } from './interaction/client-display.js';
 export { MetadataService } from './discovery/metadata.service.js';
 export { SigningKeysService, SIGNING_ALGORITHM, KeyDecryptionError } from './keys/signing-keys.service.js';
+export { SigningKeyRepository, type NewSigningKey } from './keys/signing-key.repository.js';
 export { open, parseKeyEncryptionKey, seal } from './keys/key-encryption.js';
 export { UserRepository } from './users/user.repository.js';
 export { hashPassword, verifyPassword } from './users/password-hasher.js';
@@ -39,6 +61,7 @@ export { GrantRepository } from './tokens/grant.repository.js';
 export { TokenIssuer } from './tokens/token-issuer.service.js';
 export { RequestParameters } from './http/request-parameters.js';
 export { HousekeepingService, type SweepResult } from './housekeeping/housekeeping.service.js';
+export { HousekeepingRepository, type ExpiredRowsDeleted } from './housekeeping/housekeeping.repository.js';
 export { PeriodicSweep } from './housekeeping/periodic-sweep.js';
 export { ClientResolver } from './clients/client-resolver.js';
 export { ClientIdMetadataDocumentSource } from './clients/metadata-documents/client-id-metadata-document.source.js';

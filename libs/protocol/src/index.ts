@@ -29,7 +29,13 @@ export {
 export { isLoopbackIpLiteral, redirectUriMatches } from './redirect-uri.js';
 export { isLoopbackHost, issuerIdentifierProblem } from './loopback.js';
 export { findUnsafeJsonText, hasUnsafeCharacter } from './plain-text.js';
-export { describeFrameworkRefusal } from './http-refusal.js';
+export {
+  HTTP_REFUSALS,
+  HttpRefusalError,
+  describeFrameworkRefusal,
+  type HttpRefusal,
+  type HttpRefusalName,
+} from './http-refusal.js';
 export {
   PKCE_METHOD_S256,
   codeChallengeS256,

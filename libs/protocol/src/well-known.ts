@@ -3,14 +3,17 @@
  *
  * Rules kept here:
  * - RFC 9728 Section 3.1: the Protected Resource Metadata URL inserts `/.well-known/oauth-protected-resource`
- *   between the host and the path and/or query of the resource identifier. details.md (2026-07-28): without
- *   `resource_metadata` in the challenge the client tries the path-inserted URL, then the root one.
+ *   between the host and the path and/or query of the resource identifier. MCP 2026-07-28 "Protected Resource
+ *   Metadata Discovery Requirements": without `resource_metadata` in the challenge the client tries the
+ *   path-inserted URL, then the root one.
  * - RFC 8414 Section 3.1: the authorization server metadata URL inserts `/.well-known/oauth-authorization-server`
  *   between the host and the path of the issuer, after removing a terminating `/`.
- * - OpenID Connect Discovery 1.0 Section 4 and details.md: with OIDC, the order for an issuer with a path is
- *   RFC 8414 path-inserted, OIDC path-inserted, OIDC path-appended; without a path, RFC 8414 then OIDC.
- * - details.md: the metadata `issuer` must equal the issuer these URLs were built from byte for byte, so the issuer
- *   is not normalised here: scheme, host, port and path are copied as given.
+ * - OpenID Connect Discovery 1.0 Section 4 and MCP 2026-07-28 "Authorization Server Metadata Discovery": with
+ *   OIDC, the order for an issuer with a path is RFC 8414 path-inserted, OIDC path-inserted, OIDC path-appended;
+ *   without a path, RFC 8414 then OIDC.
+ * - MCP 2026-07-28 "Authorization Server Metadata Discovery" (RFC 8414 Section 3.3): the metadata `issuer` must
+ *   equal the issuer these URLs were built from byte for byte, so the issuer is not normalised here: scheme,
+ *   host, port and path are copied as given.
  */
 import { canonicalizeResourceUri } from './resource-uri.js';
 import { splitAuthority, splitUri } from './uri-parts.js';
@@ -69,7 +72,8 @@ export interface AuthorizationServerMetadataUrlOptions {
 const WHITESPACE_OR_CONTROL = /[\s\p{Cc}]/u;
 
 /**
- * The URLs to try for an authorization server's metadata, in the order of details.md.
+ * The URLs to try for an authorization server's metadata, in the order of MCP 2026-07-28 "Authorization Server
+ * Metadata Discovery".
  *
  * Issuer `https://auth.example.com/tenant1`:
  * 1. `https://auth.example.com/.well-known/oauth-authorization-server/tenant1`

@@ -3,8 +3,10 @@
  * written down. Which revision has which feature is not recorded here: each revision lists its own features in
  * `revisions.data.ts`, so a new revision never edits this file unless it brings a new feature.
  *
- * Citations name the two spec files of this repository: `authorization-flow.md` (the spec; section 9 is the
- * revision table) and `details.md` (its "Revisions" table fills in what section 9 leaves out).
+ * Citations are public URLs a reader can open: the section of the MCP authorization specification of the revision
+ * that has the feature (`https://modelcontextprotocol.io/specification/<revision>/basic/authorization...#<anchor>`;
+ * an earlier revision's section where it shows what a revision without the feature does), or an RFC section
+ * (`https://www.rfc-editor.org/rfc/rfcNNNN#section-N`).
  */
 
 /**
@@ -30,14 +32,17 @@ export type RevisionFeature =
   | 'authorization-extensions';
 
 /**
- * What a feature means and the spec text it comes from.
+ * What a feature means and the spec sections it comes from.
  *
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization
  */
 export interface RevisionFeatureDescription {
   /** What a revision with this feature does, in one sentence. */
   readonly summary: string;
-  /** The spec passages the feature is taken from, quoted with their location. */
+  /**
+   * Public URLs of the spec sections the feature is taken from: a section of the MCP authorization specification
+   * of a revision no later than the feature's newest revision, or an RFC section.
+   */
   readonly sources: readonly string[];
 }
 
@@ -48,21 +53,16 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Clients may use an HTTPS URL as client_id (a Client ID Metadata Document) when the authorization server ' +
       'advertises client_id_metadata_document_supported: true.',
     sources: [
-      'authorization-flow.md §9, row "Client ID Metadata Documents": earlier "absent", later "SHOULD be ' +
-        'supported; one of three registration mechanisms".',
-      'authorization-flow.md §1.6: "Client ID Metadata Documents (SHOULD be supported by authorization servers ' +
-        'and clients)".',
-      'details.md "Revisions", row "client ID": later "priority: pre-registered, then CIMD if the AS says ' +
-        '`client_id_metadata_document_supported: true`, then DCR (deprecated, MAY), then ask the user".',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#client-registration',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#client-id-metadata-documents',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#advertising-cimd-support',
     ],
   },
   'dynamic-client-registration': {
     summary: 'Clients may register with an RFC 7591 Dynamic Client Registration request.',
     sources: [
-      'authorization-flow.md §9, row "Dynamic Client Registration": earlier "SHOULD be supported", later "MAY ' +
-        'be supported; deprecated".',
-      'details.md "Revisions", row "client ID": earlier "pre-registration or DCR (DCR SHOULD)", later "... then ' +
-        'DCR (deprecated, MAY) ...".',
+      'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#dynamic-client-registration',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#dynamic-client-registration',
     ],
   },
   'dynamic-client-registration-deprecated': {
@@ -70,21 +70,18 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Dynamic Client Registration is deprecated: a MAY, tried only after pre-registration and Client ID ' +
       'Metadata Documents.',
     sources: [
-      'authorization-flow.md §9, row "Dynamic Client Registration": later "MAY be supported; deprecated".',
-      'authorization-flow.md §1.6: "Dynamic Client Registration (MAY be supported; deprecated, kept for ' +
-        'authorization servers lacking Client ID Metadata Documents)".',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#dynamic-client-registration',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#client-registration',
     ],
   },
   'openid-connect-discovery': {
     summary:
       'Authorization server metadata is discovered through RFC 8414 and OpenID Connect Discovery 1.0 well-known ' +
-      'URLs, in the order of details.md; without it only the RFC 8414 URL is used.',
+      'URLs, in the priority order of the MCP spec; without it only the RFC 8414 URL is used.',
     sources: [
-      'authorization-flow.md §9, row "Authorization server discovery": earlier "RFC 8414 metadata required and ' +
-        'used", later "RFC 8414 or the service Connect Discovery; clients support both".',
-      'details.md "Revisions", row "AS discovery": earlier "RFC 8414 only", later "RFC 8414 and OIDC Discovery, ' +
-        'in the order below".',
-      'details.md "Authorization server metadata discovery": "Under 2025-06-18 only the RFC 8414 URL is used."',
+      'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#server-metadata-discovery',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery',
+      'https://www.rfc-editor.org/rfc/rfc8414#section-5',
     ],
   },
   'metadata-issuer-check': {
@@ -92,20 +89,17 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'The issuer of fetched authorization server metadata must equal, byte for byte, the issuer its well-known ' +
       'URL was built from, or the document is not used.',
     sources: [
-      'details.md "Revisions", row "AS metadata `issuer` check": earlier "none", later "the document\'s `issuer` ' +
-        'MUST equal the issuer the well-known URL was built from, byte for byte, or the document is not used".',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery',
+      'https://www.rfc-editor.org/rfc/rfc8414#section-3.3',
     ],
   },
   'iss-validation': {
     summary:
-      'The client validates the RFC 9207 iss parameter of the authorization response (spec 5.5) before ' +
-      'redeeming the code.',
+      'The client validates the RFC 9207 iss parameter of the authorization response (MCP "Authorization ' +
+      'Response Validation") before redeeming the code.',
     sources: [
-      'authorization-flow.md §9, row "iss validation (RFC 9207)": earlier "absent", later "required ' +
-        'client-side".',
-      'authorization-flow.md §5.5: "The client MUST apply this before sending the code to any token endpoint."',
-      'details.md "Revisions", row "`iss` (RFC 9207)": earlier "none", later "client MUST validate (table in the ' +
-        'spec, 5.5) before redeeming the code".',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#authorization-response-validation',
+      'https://www.rfc-editor.org/rfc/rfc9207#section-2.4',
     ],
   },
   'prm-well-known-fallback': {
@@ -113,10 +107,9 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Without resource_metadata in the 401 challenge, the client tries the path-inserted then the root ' +
       'protected resource metadata well-known URL; without the feature the header parameter is mandatory.',
     sources: [
-      'details.md "Revisions", row "PRM discovery": earlier "`resource_metadata` in the 401 WWW-Authenticate ' +
-        'header is mandatory", later "header when present; else path-inserted well-known, then root well-known".',
-      'details.md "Protected Resource Metadata (RFC 9728)": "Client without `resource_metadata` in the challenge ' +
-        '(2026-07-28): try the path-inserted URL, then the root one."',
+      'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#authorization-server-location',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery#protected-resource-metadata-discovery-requirements',
+      'https://www.rfc-editor.org/rfc/rfc9728#section-3.1',
     ],
   },
   'scope-challenge': {
@@ -124,13 +117,8 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Challenges carry a scope parameter that clients treat as authoritative, and clients choose initial ' +
       'scopes by the scope selection strategy (challenge, then scopes_supported, then none).',
     sources: [
-      'authorization-flow.md §9, row "Scope selection strategy, step-up flow, insufficient_scope response": ' +
-        'earlier "absent", later "present".',
-      'authorization-flow.md §5.3.1: "Servers SHOULD include a scope parameter in WWW-Authenticate ... clients ' +
-        'MUST treat the challenged scopes as authoritative for the current operation."',
-      'authorization-flow.md §5.3.2: "Initial scope priority for clients (SHOULD): (a) the scope parameter of ' +
-        'the initial 401 challenge; (b) otherwise all of scopes_supported; (c) omit scope if scopes_supported ' +
-        'is undefined."',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-selection-strategy',
+      'https://www.rfc-editor.org/rfc/rfc6750#section-3',
     ],
   },
   'step-up-authorization': {
@@ -138,11 +126,9 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'A 403 insufficient_scope challenge leads the client to re-authorize for the missing scopes and retry a ' +
       'bounded number of times.',
     sources: [
-      'authorization-flow.md §9, row "Scope selection strategy, step-up flow, insufficient_scope response": ' +
-        'earlier "absent", later "present".',
-      'authorization-flow.md §3.2 "Step-up authorization flow" and §7.1 "Insufficient scope response".',
-      'details.md "Revisions", row "scopes": later "scope selection, `insufficient_scope` step-up with the union ' +
-        'of scopes, retry limit".',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors',
+      'https://www.rfc-editor.org/rfc/rfc6750#section-3.1',
     ],
   },
   'scope-union-on-reauthorization': {
@@ -150,11 +136,8 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'On re-authorization the client requests the union of the scopes it had and the scopes of the current ' +
       'challenge.',
     sources: [
-      'authorization-flow.md §3.2.2: "Compute the required scopes as the union of the client\'s previously ' +
-        'requested scopes and the scopes of the current challenge."',
-      'authorization-flow.md §5.3.3: "On re-authorization, clients SHOULD include the challenged scopes ' +
-        'together with previously granted scopes."',
-      'details.md "Revisions", row "scopes": later "... step-up with the union of scopes ...".',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-selection-strategy',
     ],
   },
   'dcr-application-type': {
@@ -162,8 +145,7 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Dynamic Client Registration requests carry application_type: native for loopback or custom-scheme ' +
       'redirects, web otherwise.',
     sources: [
-      'details.md "Revisions", row "DCR request": earlier "plain RFC 7591", later "MUST send `application_type` ' +
-        '(`native` for loopback or custom-scheme redirects, else `web`)".',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#application-type-and-redirect-uri-constraints',
     ],
   },
   'credential-issuer-binding': {
@@ -171,19 +153,18 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Client credentials are keyed by authorization server issuer, never sent to another one, and the client ' +
       're-registers when the protected resource points to a new authorization server.',
     sources: [
-      'details.md "Revisions", row "credentials binding": earlier "none", later "stored or pre-registered client ' +
-        'credentials are keyed by issuer; never sent to another AS; re-register when the PRM points to a new AS".',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#authorization-server-binding',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-location',
     ],
   },
   'refresh-token-guidance': {
     summary:
-      'The full refresh token rules of spec 5.4 apply (offline_access only when the authorization server lists ' +
-      'it; never assume a refresh token); without the feature only rotation for public clients is required.',
+      'The full rules of the MCP "Refresh Tokens" section apply (offline_access only when the authorization ' +
+      'server lists it; never assume a refresh token); without the feature only rotation for public clients is ' +
+      'required.',
     sources: [
-      'authorization-flow.md §9, row "Refresh token guidance": earlier "rotation for public clients only", ' +
-        'later "full section (5.4)".',
-      'details.md "Revisions", row "refresh": earlier "rotation for public clients", later "full 5.4: ' +
-        '`offline_access` only if the AS lists it; RS SHOULD NOT list `offline_access` in PRM or challenges".',
+      'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#token-theft',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#refresh-tokens',
     ],
   },
   'authorization-extensions': {
@@ -191,10 +172,7 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Authorization extensions (reverse-DNS named, optional, additive, composable, independently versioned) ' +
       'may be offered and used.',
     sources: [
-      'authorization-flow.md §9, row "Authorization extensions": earlier "absent", later "optional, additive, ' +
-        'composable, independently versionable".',
-      'details.md "Extensions": "Optional, additive, composable, versioned on their own, named by reverse-DNS ' +
-        'identifiers."',
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#mcp-authorization-extensions',
     ],
   },
 };

@@ -20,15 +20,17 @@ export interface RevisionDefinition {
  * The known revisions, oldest first. This list is the one place revisions are defined: adding one (for example
  * `2025-11-25`) is one entry here plus its column in the table test of `revisions.spec.ts`.
  *
- * Sources: `authorization-flow.md` section 9 and the "Revisions" table of `details.md`; the earlier revision is
- * `2025-06-18`, the later `2026-07-28`.
+ * Sources: the MCP authorization pages of each revision (the `specification` URLs below) and the 2026-07-28
+ * "Key Changes" (https://modelcontextprotocol.io/specification/2026-07-28/changelog#minor-changes), which lists
+ * what changed; the earlier revision is `2025-06-18`, the later `2026-07-28`.
  */
 export const REVISION_DEFINITIONS = [
   {
     id: '2025-06-18',
     specification: 'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization',
-    // Section 9 lists Dynamic Client Registration as "SHOULD be supported" here; every other feature is
-    // "absent"/"none" in this revision.
+    // Dynamic Client Registration is a SHOULD here
+    // (https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#dynamic-client-registration);
+    // every other feature is absent from this revision.
     features: ['dynamic-client-registration'],
   },
   {

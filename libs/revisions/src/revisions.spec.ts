@@ -10,36 +10,47 @@ import {
 } from './index.js';
 
 /**
- * Every feature for every revision, read off the spec by hand: section 9 of authorization-flow.md and the
- * "Revisions" table of details.md. A new revision adds one column here.
+ * Every feature for every revision, read off the spec by hand: the MCP authorization pages of 2025-06-18 and
+ * 2026-07-28 (https://modelcontextprotocol.io/specification/<revision>/basic/authorization and, for 2026-07-28,
+ * its sub-pages; sections cited per row as earlier | later). A new revision adds one column here.
  */
 const SPEC_TABLE: Record<RevisionFeature, Record<RevisionId, boolean>> = {
-  // §9 "Client ID Metadata Documents": absent | SHOULD be supported
+  // MCP 2026-07-28 "Client Registration", "Client ID Metadata Documents": absent | SHOULD be supported
   'client-id-metadata-documents': { '2025-06-18': false, '2026-07-28': true },
-  // §9 "Dynamic Client Registration": SHOULD be supported | MAY be supported; deprecated
+  // MCP 2025-06-18 "Dynamic Client Registration": SHOULD be supported | 2026-07-28 "Dynamic Client Registration":
+  // MAY be supported; deprecated
   'dynamic-client-registration': { '2025-06-18': true, '2026-07-28': true },
   'dynamic-client-registration-deprecated': { '2025-06-18': false, '2026-07-28': true },
-  // §9 "Authorization server discovery": RFC 8414 only | RFC 8414 or OpenID Connect Discovery
+  // MCP 2025-06-18 "Server Metadata Discovery": RFC 8414 only | 2026-07-28 "Authorization Server Metadata
+  // Discovery": RFC 8414 and OpenID Connect Discovery
   'openid-connect-discovery': { '2025-06-18': false, '2026-07-28': true },
-  // details.md "AS metadata issuer check": none | MUST equal
+  // MCP 2026-07-28 "Authorization Server Metadata Discovery": none | issuer MUST be identical
   'metadata-issuer-check': { '2025-06-18': false, '2026-07-28': true },
-  // §9 "iss validation (RFC 9207)": absent | required client-side
+  // MCP 2026-07-28 "Authorization Response Validation" (RFC 9207 Section 2.4): absent | required client-side
   'iss-validation': { '2025-06-18': false, '2026-07-28': true },
-  // details.md "PRM discovery": header mandatory | header, else path-inserted then root well-known
+  // MCP 2025-06-18 "Authorization Server Location": header mandatory | 2026-07-28 "Protected Resource Metadata
+  // Discovery Requirements": header, else path-inserted then root well-known
   'prm-well-known-fallback': { '2025-06-18': false, '2026-07-28': true },
-  // §9 "Scope selection strategy, step-up flow, insufficient_scope response": absent | present
+  // MCP 2026-07-28 "Scope Selection Strategy", "Step-Up Authorization Flow", "Runtime Insufficient Scope
+  // Errors": absent | present
   'scope-challenge': { '2025-06-18': false, '2026-07-28': true },
   'step-up-authorization': { '2025-06-18': false, '2026-07-28': true },
   'scope-union-on-reauthorization': { '2025-06-18': false, '2026-07-28': true },
-  // details.md "DCR request": plain RFC 7591 | MUST send application_type
+  // MCP 2026-07-28 "Application Type and Redirect URI Constraints": plain RFC 7591 | MUST send application_type
   'dcr-application-type': { '2025-06-18': false, '2026-07-28': true },
-  // details.md "credentials binding": none | keyed by issuer
+  // MCP 2026-07-28 "Authorization Server Binding": none | keyed by issuer
   'credential-issuer-binding': { '2025-06-18': false, '2026-07-28': true },
-  // §9 "Refresh token guidance": rotation for public clients only | full section (5.4)
+  // MCP 2025-06-18 "Token Theft": rotation for public clients only | 2026-07-28 "Refresh Tokens": full section
   'refresh-token-guidance': { '2025-06-18': false, '2026-07-28': true },
-  // §9 "Authorization extensions": absent | optional, additive, composable, independently versionable
+  // MCP 2026-07-28 "MCP Authorization Extensions": absent | optional, additive, composable, versioned independently
   'authorization-extensions': { '2025-06-18': false, '2026-07-28': true },
 };
+
+/** A section of an MCP authorization page (the 2026-07-28 sub-pages included); group 1 is its revision. */
+const MCP_SECTION =
+  /^https:\/\/modelcontextprotocol\.io\/specification\/(\d{4}-\d{2}-\d{2})\/basic\/authorization(?:\/(?:authorization-server-discovery|client-registration|security-considerations))?#[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** A numbered section of an RFC. */
+const RFC_SECTION = /^https:\/\/www\.rfc-editor\.org\/rfc\/rfc[1-9]\d*#section-\d+(?:\.\d+)*$/;
 
 const cells = (Object.keys(SPEC_TABLE) as RevisionFeature[]).flatMap((feature) =>
   REVISIONS.map((revision) => [feature, revision, SPEC_TABLE[feature][revision]] as const),
@@ -67,12 +78,29 @@ describe('the revision table', () => {
     },
   );
 
-  it.each(Object.keys(SPEC_TABLE) as RevisionFeature[])('cites the spec text %s comes from', (feature) => {
-    const { summary, sources } = REVISION_FEATURES[feature];
-    expect(summary.length).toBeGreaterThan(20);
-    expect(sources.length).toBeGreaterThan(0);
-    for (const source of sources) expect(source).toMatch(/^(authorization-flow\.md §\d|details\.md ")/);
-  });
+  it.each(Object.keys(SPEC_TABLE) as RevisionFeature[])(
+    'cites the public spec sections %s comes from',
+    (feature) => {
+      const { summary, sources, revisions } = REVISION_FEATURES[feature];
+      expect(summary.length).toBeGreaterThan(20);
+      expect(summary).not.toMatch(/§|\.md\b|\bspec \d/);
+      expect(sources.length).toBeGreaterThan(0);
+      expect(new Set(sources).size).toBe(sources.length);
+      const cited: string[] = [];
+      for (const source of sources) {
+        if (RFC_SECTION.test(source)) continue;
+        expect(source).toMatch(MCP_SECTION);
+        cited.push(MCP_SECTION.exec(source)?.[1] ?? '');
+      }
+      // An MCP section comes from a revision that has the feature, or from an earlier one (showing what a revision
+      // without it does), never from a later one; at least one comes from a revision that has the feature.
+      const newest = revisions[revisions.length - 1] ?? '';
+      expect(cited.filter((revision) => revision > newest)).toEqual([]);
+      expect(
+        cited.filter((revision) => (revisions as readonly string[]).includes(revision)).length,
+      ).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('REVISIONS and LATEST_REVISION', () => {

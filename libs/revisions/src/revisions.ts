@@ -47,7 +47,7 @@ export interface Revision {
 }
 
 /**
- * A feature's documentation: what it means, the spec text it comes from, and which revisions have it (derived
+ * A feature's documentation: what it means, the spec sections it comes from, and which revisions have it (derived
  * from each revision's own feature list).
  *
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization
@@ -57,8 +57,8 @@ export interface RevisionFeatureInfo extends RevisionFeatureDescription {
 }
 
 /**
- * Every feature with its meaning, its source in the spec (section 9 of `authorization-flow.md` and the
- * "Revisions" table of `details.md`) and the revisions that have it.
+ * Every feature with its meaning, its sources (URLs of the MCP authorization specification sections and RFC
+ * sections it is taken from) and the revisions that have it.
  *
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization
  */

@@ -1,4 +1,4 @@
-import { SigningKeysService, type SigningKeyInfo } from '@portcullis/authorization';
+import { SigningKeyRepository, SigningKeysService, type SigningKeyInfo } from '@portcullis/authorization';
 import type { AdminCommand, AdminContext } from './admin-command.js';
 
 /** `keys rotate|list`: the signing keys every instance shares through the database. */
@@ -43,7 +43,7 @@ export const KEY_COMMANDS: Readonly<Record<string, AdminCommand>> = {
 
 /** The key service outside Nest: the same rules and lifetimes as the server, from the same variables. */
 function signingKeys({ prisma, config }: AdminContext): SigningKeysService {
-  return new SigningKeysService(prisma, {
+  return new SigningKeysService(new SigningKeyRepository(prisma), {
     lifetimes: {
       accessToken: config.ACCESS_TOKEN_TTL,
       idToken: config.ID_TOKEN_TTL,

@@ -60,13 +60,16 @@ describe('the authorization code flow for a public client', () => {
     });
     expect(idToken.payload).toMatchObject({ sub: user.id, nonce: 'n-0S6_WzA2Mj' });
 
-    const userinfo = await fetch(`${as.app.url}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const userinfo = await fetch(`${as.app.url}/userinfo`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
     expect(userinfo.status).toBe(200);
     expect(await userinfo.json()).toEqual({ sub: user.id, preferred_username: user.username });
   });
 
   it('remembers consent: a second authorization of the same scope skips the consent page', async () => {
-    const client = await as.createClient();
+    // A confidential client, which must authenticate to redeem the code, is re-authorized silently.
+    const client = await as.createClient({ confidential: 'client_secret_basic' });
     const user = await as.createUser();
     const ua = new HeadlessUserAgent();
     await authorize(ua, authorizationRequest(as, client), user, client);
@@ -86,7 +89,10 @@ describe('the authorization code flow for a public client', () => {
     const ua = new HeadlessUserAgent();
     await authorize(ua, authorizationRequest(as, client), user, client);
 
-    const request = authorizationRequest(as, client, { scope: 'notes:read offline_access', prompt: 'consent' });
+    const request = authorizationRequest(as, client, {
+      scope: 'notes:read offline_access',
+      prompt: 'consent',
+    });
     const consent = await ua.follow(await ua.get(request.url));
     expect(consent.url).toContain('/consent?interaction=');
     const approved = await ua.submit(consent.form(), {}, { button: { name: 'decision', value: 'approve' } });
@@ -106,7 +112,11 @@ describe('the authorization code flow for a public client', () => {
     expect(consentPage.body).toContain('notes:write');
     const form = consentPage.form();
     expect(form.fields['scope']).toEqual(['notes:read', 'notes:write']);
-    const approved = await ua.submit(form, { scope: ['notes:read'] }, { button: { name: 'decision', value: 'approve' } });
+    const approved = await ua.submit(
+      form,
+      { scope: ['notes:read'] },
+      { button: { name: 'decision', value: 'approve' } },
+    );
     expect(approved.status).toBe(303);
     const callback = new URL(approved.location!);
     const token = await redeem(as, client, callback, wider);
@@ -119,7 +129,9 @@ describe('the authorization code flow for a public client', () => {
     const ua = new HeadlessUserAgent();
     const request = authorizationRequest(as, client);
     const login = await ua.follow(await ua.get(request.url));
-    const consent = await ua.follow(await ua.submit(login.form(), { username: user.username, password: user.password }));
+    const consent = await ua.follow(
+      await ua.submit(login.form(), { username: user.username, password: user.password }),
+    );
     const before = await as.counts();
     const denied = await ua.submit(consent.form(), {}, { button: { name: 'decision', value: 'deny' } });
     expect(denied.status).toBe(303);
@@ -168,7 +180,11 @@ describe('the authorization code flow for a public client', () => {
     expect(token.body.refresh_token).toBeUndefined();
     expect(token.body.scope).toBe('notes:read');
 
-    const refresh = await tokenRequest(as, { grant_type: 'refresh_token', refresh_token: 'x', client_id: client.clientId });
+    const refresh = await tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_id: client.clientId,
+    });
     expect(refresh.status).toBe(400);
     expect(refresh.body.error).toBe('unauthorized_client');
   });

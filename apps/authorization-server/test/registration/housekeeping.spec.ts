@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HousekeepingService } from '@portcullis/authorization';
+import { HousekeepingRepository, HousekeepingService } from '@portcullis/authorization';
 import { HeadlessUserAgent } from '@portcullis/testing';
 import {
   authorizationRequest,
@@ -23,7 +23,9 @@ describe('the housekeeping sweep of dynamically registered clients', () => {
   beforeAll(async () => {
     as = await startAuthorizationServer();
     user = await as.createUser();
-    sweep = new HousekeepingService(as.prisma, { registration: { enabled: true, ...REGISTRATION } });
+    sweep = new HousekeepingService(new HousekeepingRepository(as.prisma), {
+      registration: { enabled: true, ...REGISTRATION },
+    });
   });
   afterAll(async () => {
     await as?.close();
@@ -124,7 +126,7 @@ describe('the housekeeping sweep of dynamically registered clients', () => {
   it('sweeps no client without the registration settings (a sweep built without them)', async () => {
     const client = await register();
     await age(client, 'createdAt', 30);
-    expect((await new HousekeepingService(as.prisma).sweep()).clients).toBe(0);
+    expect((await new HousekeepingService(new HousekeepingRepository(as.prisma)).sweep()).clients).toBe(0);
     expect(await exists(client)).toBe(true);
   });
 });

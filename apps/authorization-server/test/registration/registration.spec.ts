@@ -52,7 +52,7 @@ describe('dynamic client registration (RFC 7591)', () => {
     const row = await as.prisma.client.findUniqueOrThrow({ where: { id: body.client_id } });
     expect(row).toMatchObject({ origin: 'dynamic', secretHash: null, applicationType: 'native', scope: 'notes:read' });
 
-    // The registered scope does not cap the authorization (details.md: MCP SDK step-up), and the loopback
+    // The registered scope does not cap the authorization (our choice, for MCP SDK step-up), and the loopback
     // redirect takes any port (RFC 8252 7.3).
     const client: TestClient = { clientId: body.client_id, redirectUri: 'http://127.0.0.1:49152/callback' };
     const user = await as.createUser();

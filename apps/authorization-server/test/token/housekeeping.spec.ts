@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HousekeepingService } from '@portcullis/authorization';
+import { HousekeepingRepository, HousekeepingService } from '@portcullis/authorization';
 import { HeadlessUserAgent } from '@portcullis/testing';
 import {
   authorizationRequest,
@@ -32,7 +32,7 @@ describe('housekeeping', () => {
     });
     expect(rotated.status).toBe(200);
 
-    const housekeeping = new HousekeepingService(as.prisma);
+    const housekeeping = new HousekeepingService(new HousekeepingRepository(as.prisma));
     const dayLater = new Date(Date.now() + 86_400_000);
     const swept = await housekeeping.sweep(dayLater);
     expect(swept.authorizationCodes).toBeGreaterThanOrEqual(1);

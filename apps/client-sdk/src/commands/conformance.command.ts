@@ -3,11 +3,11 @@
  *
  * The suite passes the scenario in `MCP_CONFORMANCE_SCENARIO`, scenario data in `MCP_CONFORMANCE_CONTEXT` (JSON;
  * `client_id`, `client_secret` and `issuer` for pre-registration) and the protocol version in
- * `MCP_CONFORMANCE_PROTOCOL_VERSION`. The client authorizes headlessly (details.md "The public conformance
- * suite"), with a fresh in-memory store, as a generic MCP client: it connects, lists the tools and calls every
- * tool that takes no required argument. Nothing here depends on the scenario's name; the authorization rules come
- * from the revision, which is `2025-06-18` for that protocol version and `2026-07-28` otherwise (the later
- * dated versions' rules are a subset of it).
+ * `MCP_CONFORMANCE_PROTOCOL_VERSION`. The client authorizes headlessly (the suite's mock authorization servers
+ * approve without a user; github.com/modelcontextprotocol/conformance), with a fresh in-memory store, as a
+ * generic MCP client: it connects, lists the tools and calls every tool that takes no required argument. Nothing
+ * here depends on the scenario's name; the authorization rules come from the revision, which is `2025-06-18` for
+ * that protocol version and `2026-07-28` otherwise (the later dated versions' rules are a subset of it).
  */
 import { MemoryTokenStore, type PreRegisteredClient } from '@portcullis/client';
 import { isRevisionId, type RevisionId } from '@portcullis/revisions';

@@ -2,8 +2,9 @@
  * The 2025-era (session-based) MCP sessions, each bound to the user (token issuer and subject) that opened it.
  *
  * Rules kept here:
- * - details.md (real clients): a session is bound to the user (issuer and `sub`), not to a token, so a client keeps its
- *   session across step-up and refresh; every request is still authenticated on its own by the bearer guard.
+ * - Our choice, for real clients (the official MCP TypeScript SDK keeps one session across a token change): a
+ *   session is bound to the user (issuer and `sub`), not to a token, so a client keeps its session across step-up
+ *   and refresh; every request is still authenticated on its own by the bearer guard.
  * - A session id presented with another user's token is answered exactly like an unknown one (404), so session ids
  *   are useless to anyone but their owner.
  * - Sessions are bounded in number and idle time; the least recently used is closed first.

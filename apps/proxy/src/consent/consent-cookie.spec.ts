@@ -1,6 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ResourceRegistry, type AuthorizationServerOptions } from '@portcullis/authorization';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CookieExchange, ResourceRegistry, type AuthorizationServerOptions } from '@portcullis/authorization';
 import type { ProxyOptions } from '../proxy.options.js';
 import { ConsentCookies, consentCookieName } from './consent-cookie.js';
 
@@ -22,22 +21,15 @@ function cookies(issuer: string, secret = 'a'.repeat(32)): ConsentCookies {
   );
 }
 
-/** A reply that keeps its headers, and a request carrying what it set, as a browser would send it back. */
+/** What a response set, and the cookies of a next request carrying it, as a browser would send it back. */
 function roundTrip(
   jar: ConsentCookies,
   subject: { clientId: string; scopes: string[] },
-): { setCookie: string; request: FastifyRequest } {
-  const headers = new Map<string, unknown>();
-  const reply = {
-    getHeader: (name: string) => headers.get(name),
-    header(name: string, value: unknown) {
-      headers.set(name, value);
-      return this;
-    },
-  } as unknown as FastifyReply;
-  jar.set({ headers: {} } as FastifyRequest, reply, { ...subject, resource: RESOURCE });
-  const setCookie = (headers.get('set-cookie') as string[])[0]!;
-  return { setCookie, request: { headers: { cookie: setCookie.split(';')[0] } } as FastifyRequest };
+): { setCookie: string; request: CookieExchange } {
+  const response = new CookieExchange(undefined);
+  jar.set(response, { ...subject, resource: RESOURCE });
+  const setCookie = response.outgoing[0]!;
+  return { setCookie, request: new CookieExchange(setCookie.split(';')[0]) };
 }
 
 describe('consent cookies', () => {
@@ -50,15 +42,17 @@ describe('consent cookies', () => {
       /^__Host-portcullis-consent-[\w-]{22}=[\w-]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Secure; Max-Age=3600$/,
     );
     expect(setCookie).not.toContain('Domain=');
-    expect(setCookie.startsWith(`${consentCookieName('a', true)}=`)).toBe(true);
+    expect(setCookie.startsWith(`${consentCookieName('a', new URL('https://proxy.example.com'))}=`)).toBe(
+      true,
+    );
   });
 
-  it('drop the prefix and Secure on a plain-http loopback issuer, as the session cookie does', () => {
+  it('drop the prefix and Secure and name the port on a plain-http loopback issuer, as the session cookie does', () => {
     const { setCookie } = roundTrip(cookies('http://localhost:4200'), {
       clientId: 'a',
       scopes: ['notes:read'],
     });
-    expect(setCookie).toMatch(/^portcullis-consent-[\w-]{22}=.*; HttpOnly; SameSite=Lax; Max-Age=3600$/);
+    expect(setCookie).toMatch(/^portcullis-consent-[\w-]{22}-4200=.*; HttpOnly; SameSite=Lax; Max-Age=3600$/);
   });
 
   it('cover the client, resource and scopes they were set for, broader scopes included', () => {
@@ -86,7 +80,9 @@ describe('consent cookies', () => {
     const jar = cookies('https://proxy.example.com');
     const { setCookie } = roundTrip(jar, { clientId: 'client-a', scopes: ['notes:read'] });
     const value = setCookie.split(';')[0]!.split('=')[1]!;
-    const forB = { headers: { cookie: `${consentCookieName('client-b', true)}=${value}` } } as FastifyRequest;
+    const forB = new CookieExchange(
+      `${consentCookieName('client-b', new URL('https://proxy.example.com'))}=${value}`,
+    );
     expect(jar.covers(forB, { clientId: 'client-b', resource: RESOURCE, scopes: ['notes:read'] })).toBe(
       false,
     );
@@ -103,7 +99,7 @@ describe('consent cookies', () => {
     const [value, mac] = signed.split('.') as [string, string];
     const claim = JSON.parse(Buffer.from(value, 'base64url').toString()) as Record<string, unknown>;
     const widened = Buffer.from(JSON.stringify({ ...claim, s: ['notes'] })).toString('base64url');
-    const altered = { headers: { cookie: `${name}=${widened}.${mac}` } } as FastifyRequest;
+    const altered = new CookieExchange(`${name}=${widened}.${mac}`);
     expect(cookies('https://proxy.example.com').covers(altered, { ...subject, scopes: ['notes'] })).toBe(
       false,
     );

@@ -1,17 +1,19 @@
-// Rules kept: details.md "Confused deputy" (the consent cookie is `__Host-` prefixed, Secure, HttpOnly,
-// SameSite=Lax, signed and bound to the client ID); RFC 6265bis 4.1.3.2 (`__Host-`: Secure, Path=/, no Domain);
-// spec 5.6.6 (the cookie only ever skips the page for the client it names; after sign-in the per-user registry
-// still decides whether a code is issued without asking).
+// Rules kept: the MCP security best practices, "Confused Deputy Problem" (a consent cookie is `__Host-` prefixed,
+// Secure, HttpOnly, SameSite=Lax, and bound to the client ID it was set for:
+// https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#confused-deputy-problem);
+// RFC 6265bis 4.1.3.2 (`__Host-`: Secure, Path=/, no Domain). The cookie only ever skips the proxy's page for the
+// client it names; after sign-in the per-user registry still decides whether a code is issued without asking.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
+  cookieName,
   ResourceRegistry,
+  serializeCookie,
   type AuthorizationServerOptions,
+  type CookieExchange,
 } from '@portcullis/authorization';
 import { scopesSatisfy } from '@portcullis/protocol';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { appendSetCookie, cookieValue, proxyCookieName, serializeProxyCookie } from '../http/cookies.js';
 import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
 
 /** What a consent cookie says: this browser approved client `c` for scopes `s` at resource `r`, until `e`. */
@@ -35,14 +37,16 @@ export interface ConsentSubject {
  * ID, the resource and the approved scopes, signed with HMAC-SHA256 over the cookie's name and value. A cookie set
  * for client A neither verifies under B's name nor names B, so it never skips B's consent page.
  *
- * Under an https issuer the name carries `__Host-` and the cookie is Secure; on a plain-http loopback issuer
- * (development) neither can be used, as for the authorization server's own cookies.
+ * Named and set like the authorization server's own cookies (`cookieName`, `serializeCookie`): `__Host-` and Secure
+ * under an https issuer; on a plain-http loopback issuer (development) the name ends in the port instead, because
+ * browsers share cookies between the ports of one host.
  *
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-4.1.3.2
  */
 @Injectable()
 export class ConsentCookies {
   readonly #secret: Uint8Array;
+  readonly #issuer: URL;
   readonly #secure: boolean;
   readonly #ttl: number;
 
@@ -52,26 +56,27 @@ export class ConsentCookies {
     private readonly resources: ResourceRegistry,
   ) {
     this.#secret = options.cookieSecret;
-    this.#secure = new URL(options.issuer).protocol === 'https:';
+    this.#issuer = new URL(options.issuer);
+    this.#secure = this.#issuer.protocol === 'https:';
     this.#ttl = proxy.consentCookieTtl;
   }
 
   /** The cookie name for `clientId`. */
   name(clientId: string): string {
-    return consentCookieName(clientId, this.#secure);
+    return consentCookieName(clientId, this.#issuer);
   }
 
   /** Whether this browser carries a valid consent cookie covering `subject` (same client, resource, scopes). */
-  covers(request: FastifyRequest, subject: ConsentSubject): boolean {
-    const claim = this.#read(request, subject.clientId);
+  covers(cookies: CookieExchange, subject: ConsentSubject): boolean {
+    const claim = this.#read(cookies, subject.clientId);
     if (!claim || claim.r !== subject.resource) return false;
     const resource = this.resources.list().find((candidate) => candidate.uri === subject.resource);
     return scopesSatisfy(claim.s, subject.scopes, resource?.scopeHierarchy);
   }
 
   /** Sets (or widens, for the same resource) the consent cookie of `subject.clientId`. */
-  set(request: FastifyRequest, reply: FastifyReply, subject: ConsentSubject): void {
-    const earlier = this.#read(request, subject.clientId);
+  set(cookies: CookieExchange, subject: ConsentSubject): void {
+    const earlier = this.#read(cookies, subject.clientId);
     const scopes =
       earlier?.r === subject.resource ? [...new Set([...earlier.s, ...subject.scopes])] : [...subject.scopes];
     const claim: ConsentClaim = {
@@ -82,18 +87,17 @@ export class ConsentCookies {
     };
     const name = this.name(subject.clientId);
     const value = Buffer.from(JSON.stringify(claim)).toString('base64url');
-    appendSetCookie(
-      reply,
-      serializeProxyCookie(name, `${value}.${this.#mac(name, value)}`, {
+    cookies.set(
+      serializeCookie(name, `${value}.${this.#mac(name, value)}`, {
         secure: this.#secure,
         maxAge: this.#ttl,
       }),
     );
   }
 
-  #read(request: FastifyRequest, clientId: string): ConsentClaim | undefined {
+  #read(cookies: CookieExchange, clientId: string): ConsentClaim | undefined {
     const name = this.name(clientId);
-    const signed = cookieValue(request.headers.cookie, name);
+    const signed = cookies.get(name);
     const dot = signed?.lastIndexOf('.') ?? -1;
     if (!signed || dot <= 0) return undefined;
     const value = signed.slice(0, dot);
@@ -116,8 +120,8 @@ export class ConsentCookies {
   }
 }
 
-/** `[__Host-]portcullis-consent-<first 128 bits of SHA-256(client_id), base64url>`. */
-export function consentCookieName(clientId: string, secure: boolean): string {
+/** `portcullis-consent-<first 128 bits of SHA-256(client_id), base64url>`, named for the issuer by `cookieName`. */
+export function consentCookieName(clientId: string, issuer: URL): string {
   const digest = createHash('sha256').update(clientId).digest('base64url').slice(0, 22);
-  return proxyCookieName(`portcullis-consent-${digest}`, secure);
+  return cookieName(`portcullis-consent-${digest}`, issuer);
 }

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AUTHORIZATION_SERVER_OPTIONS, type AuthorizationServerOptions } from '@portcullis/authorization';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { appendSetCookie, cookieValue, proxyCookieName, serializeProxyCookie } from '../http/cookies.js';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  cookieName,
+  serializeCookie,
+  type AuthorizationServerOptions,
+  type CookieExchange,
+} from '@portcullis/authorization';
 import { UPSTREAM_STATE_TTL_SECONDS } from '../proxy.options.js';
 import { hash } from './upstream-state.repository.js';
 
@@ -17,37 +21,35 @@ import { hash } from './upstream-state.repository.js';
  */
 @Injectable()
 export class SignInCookies {
+  readonly #issuer: URL;
   readonly #secure: boolean;
 
   constructor(@Inject(AUTHORIZATION_SERVER_OPTIONS) options: AuthorizationServerOptions) {
-    this.#secure = new URL(options.issuer).protocol === 'https:';
+    this.#issuer = new URL(options.issuer);
+    this.#secure = this.#issuer.protocol === 'https:';
   }
 
   /** Sets the cookie of the sign-in `state` and returns the hash its record keeps. */
-  issue(reply: FastifyReply, state: string): string {
+  issue(cookies: CookieExchange, state: string): string {
     const value = randomBytes(32).toString('base64url');
-    appendSetCookie(
-      reply,
-      serializeProxyCookie(this.#name(state), value, {
-        secure: this.#secure,
-        maxAge: UPSTREAM_STATE_TTL_SECONDS,
-      }),
+    cookies.set(
+      serializeCookie(this.#name(state), value, { secure: this.#secure, maxAge: UPSTREAM_STATE_TTL_SECONDS }),
     );
     return hash(value);
   }
 
   /** The hash of this browser's cookie for `state`, if it has one. */
-  read(request: FastifyRequest, state: string): string | undefined {
-    const value = cookieValue(request.headers.cookie, this.#name(state));
+  read(cookies: CookieExchange, state: string): string | undefined {
+    const value = cookies.get(this.#name(state));
     return value ? hash(value) : undefined;
   }
 
   /** Deletes the cookie of `state`: a sign-in is answered once. */
-  clear(reply: FastifyReply, state: string): void {
-    appendSetCookie(reply, serializeProxyCookie(this.#name(state), '', { secure: this.#secure, maxAge: 0 }));
+  clear(cookies: CookieExchange, state: string): void {
+    cookies.set(serializeCookie(this.#name(state), '', { secure: this.#secure, maxAge: 0 }));
   }
 
   #name(state: string): string {
-    return proxyCookieName(`portcullis-signin-${hash(state).slice(0, 22)}`, this.#secure);
+    return cookieName(`portcullis-signin-${hash(state).slice(0, 22)}`, this.#issuer);
   }
 }

@@ -150,7 +150,9 @@ export class UpstreamClient {
     });
     const metadata = discovered.serverMetadata();
     if (!metadata.code_challenge_methods_supported?.includes('S256')) {
-      // details.md: without S256 in code_challenge_methods_supported a client must not proceed.
+      // Without S256 in code_challenge_methods_supported a client must not proceed: MCP "Authorization Code
+      // Protection", https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization
+      // (#authorization-code-protection), and RFC 8414 2 (the metadata's code_challenge_methods_supported).
       throw new UpstreamError('rejected', 'the upstream does not support PKCE S256');
     }
     const config = new oidc.Configuration(

@@ -13,8 +13,6 @@ export interface UpstreamSignInState {
   readonly browserBinding: string;
   readonly codeVerifier: string;
   readonly nonce?: string;
-  /** Empty when a consent cookie skipped the consent page. */
-  readonly approvedScopes: readonly string[];
 }
 
 /** What {@link UpstreamStates.take} found for a `state`. */
@@ -26,7 +24,7 @@ export type TakenState =
   | { readonly outcome: 'expired' };
 
 /**
- * The server-side record behind each upstream `state`: created only after the user consented, stored by the
+ * The server-side record behind each upstream `state`: created only when the browser goes upstream, stored by the
  * SHA-256 of the random `state` (a database reader cannot answer a callback), secrets sealed, taken exactly once,
  * valid 10 minutes.
  *
@@ -60,7 +58,6 @@ export class UpstreamStates {
         browserBinding: signIn.browserBinding,
         codeVerifier: seal(signIn.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
         nonce: signIn.nonce ?? null,
-        approvedScopes: [...signIn.approvedScopes],
         expiresAt: new Date(Date.now() + UPSTREAM_STATE_TTL_SECONDS * 1000),
       },
     });
@@ -85,7 +82,6 @@ export class UpstreamStates {
         browserBinding: row.browserBinding,
         codeVerifier: open(row.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
         ...(row.nonce ? { nonce: row.nonce } : {}),
-        approvedScopes: row.approvedScopes,
       },
     };
   }

@@ -1,3 +1,5 @@
+import { signInUnavailablePage, type Decision } from '@portcullis/authorization';
+
 /** Why an upstream operation failed, in the words the error page uses. */
 export type UpstreamFailure =
   /** No answer within `UPSTREAM_TIMEOUT_MS`. */
@@ -83,4 +85,54 @@ function isConnectionFailure(error: Error): boolean {
 
 function hasCode(error: Error, code: string): boolean {
   return (error as Error & { error?: unknown }).error === code;
+}
+
+const FAILURE_STATUS: Readonly<Record<UpstreamFailure, number>> = {
+  timeout: 504,
+  unreachable: 502,
+  rejected: 502,
+  denied: 403,
+};
+
+/**
+ * The page for an upstream that is slow, down or misbehaving: what happened in plain words, and that nothing was
+ * shared; never the upstream's own error text (RFC 9207 2.4).
+ */
+export function upstreamFailurePage(
+  failure: UpstreamFailure,
+  upstream: { readonly issuer: string; readonly timeoutMs: number },
+): Extract<Decision, { kind: 'page' }> {
+  const what: Record<UpstreamFailure, string> = {
+    timeout: `did not answer within ${formatSeconds(upstream.timeoutMs)}`,
+    unreachable: 'could not be reached',
+    rejected: 'gave an answer that could not be verified',
+    denied: 'did not sign you in',
+  };
+  return {
+    kind: 'page',
+    status: FAILURE_STATUS[failure],
+    html: signInUnavailablePage({
+      host: new URL(upstream.issuer).host,
+      what: what[failure],
+      id: `upstream-${failure}`,
+    }),
+  };
+}
+
+/**
+ * Whether an upstream failure is the authorization response itself not verifying as the upstream's (a wrong or
+ * missing `iss`, RFC 9207 2.4; a `state` that is not ours): the browser brought a response the proxy cannot accept,
+ * which is a sign-in failure (4xx), not an upstream outage.
+ */
+export function isUnverifiedAuthorizationResponse(error: unknown): boolean {
+  return causes(error).some(
+    (cause) =>
+      (cause as Error & { code?: unknown }).code === 'OAUTH_INVALID_RESPONSE' &&
+      /response parameter|"iss"|"state"/.test(cause.message),
+  );
+}
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} second${seconds === 1 ? '' : 's'}`;
 }

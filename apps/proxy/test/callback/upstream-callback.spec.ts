@@ -109,11 +109,15 @@ describe('the upstream callback', () => {
     expect(response.body).toContain('not started in this browser');
   });
 
-  it('refuses a callback whose iss is not the upstream, without redeeming its code', async () => {
-    const { ua, callback } = await atCallback();
-    callback.searchParams.set('iss', 'http://127.0.0.1:1/evil');
-    const response = await expectRefused(ua, callback, 502);
-    expect(response.body).toContain('could not be verified');
+  it('refuses a callback whose iss is not the upstream (or is missing) with a sign-in failure page, redeeming nothing', async () => {
+    for (const iss of ['http://127.0.0.1:1/evil', undefined]) {
+      const { ua, callback } = await atCallback();
+      if (iss) callback.searchParams.set('iss', iss);
+      else callback.searchParams.delete('iss');
+      const response = await expectRefused(ua, callback, 400);
+      expect(response.body).toContain('This sign-in cannot be accepted');
+      expect(response.body).toContain('did not come from the sign-in service');
+    }
   });
 
   it('refuses a callback that repeats a parameter', async () => {
@@ -134,17 +138,47 @@ describe('the upstream callback', () => {
     }
   });
 
-  it('tells the client access_denied when the person said no upstream', async () => {
+  it('tells a pre-registered client access_denied when the person said no upstream', async () => {
+    const trusted = await proxy.createClient({ origin: 'preregistered' });
+    const ua = new HeadlessUserAgent();
+    const result = await walk(
+      ua,
+      await ua.get(authorizationRequest(proxy, trusted, RESOURCE).url),
+      callbackPrefix,
+      {
+        login: 'frank',
+      },
+    );
+    const denied = new URL(result.stoppedAt!);
+    denied.searchParams.delete('code');
+    denied.searchParams.set('error', 'access_denied');
+    denied.searchParams.set('error_description', 'said no');
+    const before = await proxy.counts();
+    const back = await walk(ua, await ua.get(denied), trusted.redirectUri);
+    expect(back.stoppedAt?.searchParams.get('error')).toBe('access_denied');
+    expect(back.stoppedAt?.searchParams.get('iss')).toBe(proxy.issuer);
+    expect(back.stoppedAt?.searchParams.has('code')).toBe(false);
+    const after = await proxy.counts();
+    expect({ ...after, upstreamStates: 0 }).toEqual({ ...before, upstreamStates: 0 });
+  });
+
+  it('offers a self-registered client access_denied as a link, never a redirect, when the person said no upstream', async () => {
     const { ua, callback } = await atCallback();
     const denied = new URL(callback);
     denied.searchParams.delete('code');
     denied.searchParams.set('error', 'access_denied');
     denied.searchParams.set('error_description', 'said no');
     const before = await proxy.counts();
-    const result = await walk(ua, await ua.get(denied), client.redirectUri);
-    expect(result.stoppedAt?.searchParams.get('error')).toBe('access_denied');
-    expect(result.stoppedAt?.searchParams.get('iss')).toBe(proxy.issuer);
-    expect(result.stoppedAt?.searchParams.has('code')).toBe(false);
+    const response = await ua.get(denied);
+    expect(response.status).toBe(200);
+    expect(response.location).toBeUndefined();
+    const link = new URL(response.links().find((href) => href.startsWith(client.redirectUri))!);
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: 'the user denied the request',
+      state: expect.any(String),
+      iss: proxy.issuer,
+    });
     const after = await proxy.counts();
     expect({ ...after, upstreamStates: 0 }).toEqual({ ...before, upstreamStates: 0 });
   });

@@ -13,9 +13,11 @@ import { startUpstream, type UpstreamFixture } from '../support/upstream.fixture
 const RESOURCE = 'http://127.0.0.1:4199/mcp';
 
 /**
- * details.md "Confused deputy": the proxy holds one static client ID upstream, where the victim has signed in and
- * consented before, so the upstream answers the proxy silently. An attacker registers its own client at the proxy
- * with its own redirect URI and sends the victim the authorization link. The proxy must ask the victim first.
+ * The confused deputy problem of the MCP security best practices
+ * (https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#confused-deputy-problem):
+ * the proxy holds one static client ID upstream, where the victim has signed in and consented before, so the
+ * upstream answers the proxy silently. An attacker registers its own client at the proxy with its own redirect URI
+ * and sends the victim the authorization link. The proxy must ask the victim first.
  */
 describe('the confused deputy attack', () => {
   let upstream: UpstreamFixture;

@@ -123,17 +123,18 @@ describe("the proxy's consent page", () => {
       .getSetCookie()
       .find((value) => value.startsWith('portcullis-consent-'));
     expect(cookie).toMatch(
-      /^portcullis-consent-[\w-]{22}=[\w-]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/,
+      /^portcullis-consent-[\w-]{22}-\d+=[\w-]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/,
     );
 
-    // The proxy session is gone; the cookie alone takes the browser straight upstream, which answers silently.
+    // The proxy session is gone; the cookie alone takes the browser straight upstream, which answers silently; no
+    // consent page, only the one-click confirmation a public loopback client gets when nothing else was clicked.
     await proxy.prisma.loginSession.updateMany({ data: { revokedAt: new Date() } });
     const again = await walk(
       ua,
       await ua.get(authorizationRequest(proxy, client, RESOURCE).url),
       client.redirectUri,
     );
-    expect(again.pages).toEqual([]);
+    expect(again.pages).toEqual(['confirm']);
     expect(again.stoppedAt?.searchParams.get('code')).toBeTruthy();
 
     // Client B, same browser with client A's cookie: the page is shown.
@@ -143,7 +144,7 @@ describe("the proxy's consent page", () => {
     // A's cookie value planted under B's cookie name does not verify either: the page again, nothing written.
     const value = cookie!.split(';')[0]!.split('=')[1]!;
     ua.cookieJar.setCookie(
-      `${consentCookieName(other.clientId, false)}=${value}; Path=/; HttpOnly; SameSite=Lax`,
+      `${consentCookieName(other.clientId, new URL(proxy.issuer))}=${value}; Path=/; HttpOnly; SameSite=Lax`,
       proxy.issuer,
     );
     const planted = await expectNothingPersisted(async () => {

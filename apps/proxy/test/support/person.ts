@@ -6,9 +6,11 @@ import type { HeadlessUserAgent, UserAgentResponse } from '@portcullis/testing';
 /**
  * The pages of a flow, as the person recognises them: the proxy's consent page before going upstream; a Portcullis
  * consent page for a signed-in session (the proxy's after sign-in, or a Portcullis upstream's); the upstream's
- * sign-in page (oidc-provider's or a Portcullis authorization server's); oidc-provider's consent page.
+ * one-click confirmation before a code goes to a public loopback client; the upstream's sign-in page (oidc-provider's or
+ * a Portcullis authorization server's); oidc-provider's consent page.
  */
-export type PageKind = 'proxy-consent' | 'session-consent' | 'upstream-login' | 'upstream-consent' | 'other';
+export type PageKind =
+  'proxy-consent' | 'session-consent' | 'confirm' | 'upstream-login' | 'upstream-consent' | 'other';
 
 export interface PersonChoices {
   /** What to answer on a consent page of the proxy; `leave` stops there without answering. */
@@ -36,6 +38,7 @@ export function pageKind(response: UserAgentResponse): PageKind {
   const forms = response.forms();
   if (forms.some((form) => form.action.endsWith('/upstream/consent'))) return 'proxy-consent';
   if (forms.some((form) => form.action.endsWith('/consent'))) return 'session-consent';
+  if (forms.some((form) => form.action.endsWith('/continue'))) return 'confirm';
   if (forms.some((form) => 'login' in form.fields || 'username' in form.fields)) return 'upstream-login';
   if (forms.some((form) => form.fields['prompt']?.[0] === 'consent')) return 'upstream-consent';
   return 'other';
@@ -66,7 +69,7 @@ export async function walk(
     const kind = current.status === 200 ? pageKind(current) : 'other';
     pages.push(kind);
     const consent = choices.consent ?? 'approve';
-    if (kind === 'proxy-consent' || kind === 'session-consent') {
+    if (kind === 'proxy-consent' || kind === 'session-consent' || kind === 'confirm') {
       if (consent === 'leave') return { response: current, pages, visited };
       current = await ua.submit(current.form(), {}, { button: { name: 'decision', value: consent } });
     } else if (kind === 'upstream-login') {

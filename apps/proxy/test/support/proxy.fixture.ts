@@ -217,6 +217,5 @@ export function repositoryOptions(sealingKey: Uint8Array = new Uint8Array(32)): 
     },
     sealingKey,
     consentCookieTtl: 60,
-    recentClientAge: 60,
   };
 }

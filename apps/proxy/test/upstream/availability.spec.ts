@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HousekeepingService } from '@portcullis/authorization';
+import { HousekeepingRepository, HousekeepingService } from '@portcullis/authorization';
 import { freePort, HeadlessUserAgent, type UserAgentResponse } from '@portcullis/testing';
 import { UpstreamHousekeeping } from '../../src/housekeeping/upstream-housekeeping.service.js';
 import { UpstreamStates } from '../../src/upstream/upstream-state.repository.js';
@@ -112,7 +112,7 @@ describe('an upstream that is slow', () => {
     const housekeeping = new UpstreamHousekeeping(new UpstreamStates(proxy.prisma, repositoryOptions()));
     const later = new Date(Date.now() + 11 * 60_000);
     await housekeeping.sweep(later);
-    await new HousekeepingService(proxy.prisma).sweep(later);
+    await new HousekeepingService(new HousekeepingRepository(proxy.prisma)).sweep(later);
     expect(await proxy.prisma.upstreamState.count()).toBe(0);
     expect(await proxy.prisma.pendingAuthorization.count()).toBe(0);
     expect(await proxy.prisma.consent.count()).toBe(0);

@@ -6,17 +6,23 @@ import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
+import { CookieExchange } from '../http/cookies.js';
 import { RequestParameters } from '../http/request-parameters.js';
-import { errorPage, sendPage } from '../interaction/html.js';
-import { InteractionService } from '../interaction/interaction.service.js';
 import { ResourceRegistry } from '../resources/resource-registry.js';
+import { SessionService } from '../sessions/session.service.js';
+import { answer } from './flow/answer.js';
+import { InteractionService } from './flow/interaction.service.js';
+import { RedirectTrust } from './flow/redirect-trust.js';
+import { errorPage } from './pages/error.page.js';
 import { established, type AuthorizationCheckContext } from './authorization-check.js';
 import { AUTHORIZATION_CHECKS } from './authorization.checks.js';
 
 /**
  * The authorization endpoint (GET). Runs {@link AUTHORIZATION_CHECKS} in order: an error before the redirect URI
- * is trusted is an HTML page; any later one goes back to the client with `error`, `error_description`, `state`
- * and `iss`. No CORS: this endpoint is navigated to, never fetched.
+ * is validated is an HTML page; any later one is answered as the {@link RedirectTrust} policy allows (to the
+ * client with `error`, `error_description`, `state` and `iss`, or as a page with that link). A request that
+ * passes goes on to the interaction (flow/interaction.service.ts), which walks sign-in, consent and
+ * confirmation to the code. No CORS: this endpoint is navigated to, never fetched.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
  * @see https://www.rfc-editor.org/rfc/rfc9207#section-2
@@ -29,12 +35,15 @@ export class AuthorizeController {
     @Inject(CLIENT_SOURCE) private readonly clients: ClientSource,
     private readonly resources: ResourceRegistry,
     private readonly interactions: InteractionService,
+    private readonly sessions: SessionService,
+    private readonly trust: RedirectTrust,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {}
 
   @Get('authorize')
   async authorize(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = RequestParameters.fromUrl(request.url);
+    const cookies = new CookieExchange(request.headers.cookie);
     const context: AuthorizationCheckContext = {
       params,
       issuer: this.options.issuer,
@@ -49,20 +58,22 @@ export class AuthorizeController {
       } catch (error) {
         const oauth = this.#asOAuthError(error, check.name);
         if (check.beforeRedirect) {
-          return sendPage(reply, oauth.status === 500 ? 500 : 400, errorPage(oauth.code, oauth.description));
+          const status = oauth.status === 500 ? 500 : 400;
+          return answer(reply, { kind: 'page', status, html: errorPage(oauth.code, oauth.description) });
         }
         const state = params.repeated.includes('state') ? undefined : params.get('state');
-        return this.interactions.redirectError(
-          reply,
-          { redirectUri: established(context, 'redirectUri'), ...(state ? { state } : {}) },
-          oauth.code,
-          oauth.description,
-        );
+        const target = {
+          client: established(context, 'client'),
+          redirectUri: established(context, 'redirectUri'),
+          ...(state ? { state } : {}),
+        };
+        const session = await this.sessions.current(cookies);
+        return answer(reply, await this.trust.error(target, session, oauth.code, oauth.description));
       }
     }
     const state = params.get('state');
     const nonce = params.get('nonce');
-    await this.interactions.begin(
+    const decision = await this.interactions.begin(
       {
         clientId: established(context, 'client').clientId,
         redirectUri: established(context, 'redirectUri'),
@@ -74,9 +85,10 @@ export class AuthorizeController {
         ...(nonce ? { nonce } : {}),
         prompt: [...established(context, 'prompt')],
       },
-      request,
-      reply,
+      established(context, 'client'),
+      cookies,
     );
+    answer(reply, decision, cookies);
   }
 
   #asOAuthError(error: unknown, check: string): OAuthError {

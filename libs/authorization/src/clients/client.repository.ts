@@ -133,6 +133,8 @@ export class ClientRepository implements ClientSource {
 function toOAuthClient(row: Client): OAuthClient {
   return {
     clientId: row.id,
+    origin: row.origin === 'dynamic' ? 'dynamic' : 'preregistered',
+    createdAt: row.createdAt,
     ...(row.name ? { clientName: row.name } : {}),
     redirectUris: row.redirectUris,
     grantTypes: row.grantTypes,

@@ -4,8 +4,17 @@
  *
  * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
  */
+/**
+ * How a client got its client ID: registered by the operator (`portcullis-admin`), by itself through dynamic
+ * registration (RFC 7591), or named by the URL of its client ID metadata document.
+ */
+export type ClientOrigin = 'preregistered' | 'dynamic' | 'metadata-document';
+
 export interface OAuthClient {
   readonly clientId: string;
+  readonly origin: ClientOrigin;
+  /** When a stored client was registered; absent for a metadata-document client. */
+  readonly createdAt?: Date;
   readonly clientName?: string;
   readonly redirectUris: readonly string[];
   readonly grantTypes: readonly string[];

@@ -130,8 +130,9 @@ export type AuthorizationServerEnv = z.output<
 };
 
 /**
- * The cross-variable rules: loopback documents only for a loopback issuer (details.md), and in production the
- * secrets that development may do without. Call it from the app schema's `superRefine`.
+ * The cross-variable rules: loopback documents only for a loopback issuer (the later CIMD draft, "Server Side
+ * Request Forgery (SSRF) Attacks"), and in production the secrets that development may do without. Call it from
+ * the app schema's `superRefine`.
  */
 export function checkAuthorizationServerEnv(env: AuthorizationServerEnv, context: z.RefinementCtx): void {
   if (env.CIMD_ALLOW_LOOPBACK === 'true' && !hasLoopbackHost(env.ISSUER)) {

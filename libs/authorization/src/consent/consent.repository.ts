@@ -23,4 +23,9 @@ export class ConsentRepository {
       update: { scopes: merged },
     });
   }
+
+  /** Whether the user has approved this client before, for any resource. */
+  async any(userId: string, clientId: string): Promise<boolean> {
+    return (await this.prisma.consent.count({ where: { userId, clientId } })) > 0;
+  }
 }

@@ -1,7 +1,7 @@
 // Rules kept: RFC 6749 4.1.3 (code and client bound to the code; `redirect_uri` required, and identical, when the
 // authorization request included it, optional otherwise but then the one used), OAuth 2.1 4.1.3 and RFC 7636 4.6
-// (code_verifier REQUIRED and checked against the S256 challenge), details.md token rules (a code is single use;
-// its second redemption fails with `invalid_grant` and revokes every token the first produced; RFC 6749 4.1.2),
+// (code_verifier REQUIRED and checked against the S256 challenge), RFC 6749 4.1.2 and 10.5 (a code is single use;
+// its second redemption fails with `invalid_grant` and revokes every token the first produced),
 // RFC 8707 2.2 (a `resource` at the token endpoint must be the one granted), RFC 6749 5.2 (`invalid_grant` for
 // every binding failure, saying no more than needed). Every check that can refuse runs before the code is consumed,
 // so a refused request leaves it redeemable and only a code actually redeemed counts as replayed.

@@ -7,7 +7,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenResponse } from '@portcullis/extensions';
 import { OAuthError, parseScope } from '@portcullis/protocol';
-import { PrismaClient, type AuthorizationGrant } from '@portcullis/persistence';
+import type { AuthorizationGrant } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
@@ -24,7 +24,6 @@ export class RefreshTokenGrant implements TokenGrant {
   constructor(
     private readonly grants: GrantRepository,
     private readonly issuer: TokenIssuer,
-    private readonly prisma: PrismaClient,
   ) {}
 
   async handle(params: RequestParameters, { client }: AuthenticatedOAuthClient): Promise<TokenResponse> {
@@ -99,7 +98,7 @@ export class RefreshTokenGrant implements TokenGrant {
 
   async #sessionAlive(sessionId: string | null): Promise<boolean> {
     if (!sessionId) return false;
-    const session = await this.prisma.loginSession.findUnique({ where: { id: sessionId } });
+    const session = await this.grants.findGrantSession(sessionId);
     return session !== null && session.revokedAt === null && session.expiresAt.getTime() > Date.now();
   }
 }

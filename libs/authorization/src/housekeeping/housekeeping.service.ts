@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { PrismaClient } from '@portcullis/persistence';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
+import { HousekeepingRepository } from './housekeeping.repository.js';
 import { PeriodicSweep } from './periodic-sweep.js';
 
 /** How often expired rows are swept. */
@@ -37,7 +37,7 @@ export class HousekeepingService extends PeriodicSweep {
   protected readonly logger = new Logger('Housekeeping');
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly housekeeping: HousekeepingRepository,
     @Optional()
     @Inject(AUTHORIZATION_SERVER_OPTIONS)
     private readonly options?: Pick<AuthorizationServerOptions, 'registration'>,
@@ -47,29 +47,9 @@ export class HousekeepingService extends PeriodicSweep {
 
   async sweep(now = new Date()): Promise<SweepResult> {
     const before = new Date(now.getTime() - GRACE_MS);
-    const expiredGrants = (
-      await this.prisma.authorizationGrant.findMany({
-        where: { absoluteExpiresAt: { lt: before } },
-        select: { id: true },
-        take: 1000,
-      })
-    ).map((grant) => grant.id);
-    const [pendingAuthorizations, authorizationCodes, accessTokens, loginSessions, , , grants] =
-      await this.prisma.$transaction([
-        this.prisma.pendingAuthorization.deleteMany({ where: { expiresAt: { lt: now } } }),
-        this.prisma.authorizationCode.deleteMany({ where: { expiresAt: { lt: before } } }),
-        this.prisma.accessToken.deleteMany({ where: { expiresAt: { lt: before } } }),
-        this.prisma.loginSession.deleteMany({ where: { expiresAt: { lt: before } } }),
-        this.prisma.refreshToken.deleteMany({ where: { grantId: { in: expiredGrants } } }),
-        this.prisma.authorizationCode.deleteMany({ where: { grantId: { in: expiredGrants } } }),
-        this.prisma.authorizationGrant.deleteMany({ where: { id: { in: expiredGrants } } }),
-      ]);
+    const expiredGrants = await this.housekeeping.findGrantsExpiredBefore(before);
     const result = {
-      pendingAuthorizations: pendingAuthorizations.count,
-      authorizationCodes: authorizationCodes.count,
-      accessTokens: accessTokens.count,
-      loginSessions: loginSessions.count,
-      grants: grants.count,
+      ...(await this.housekeeping.deleteExpired(now, before, expiredGrants)),
       clients: await this.#sweepRegistrations(now),
     };
     if (Object.values(result).some((count) => count > 0)) this.logger.log(result, 'swept expired rows');
@@ -86,25 +66,9 @@ export class HousekeepingService extends PeriodicSweep {
     if (unusedClientTtl === undefined || idleClientTtl === undefined) return 0;
     const unusedBefore = new Date(now.getTime() - unusedClientTtl * 1000);
     const idleBefore = new Date(now.getTime() - idleClientTtl * 1000);
-    const gone = await this.prisma.$queryRaw<{ client_id: string }[]>`
-      WITH gone AS (
-        DELETE FROM "clients" AS c
-        WHERE c."origin" = 'dynamic'
-          AND ((c."last_used_at" IS NULL AND c."created_at" < ${unusedBefore})
-            OR c."last_used_at" < ${idleBefore})
-          AND NOT EXISTS (
-            SELECT 1 FROM "grants" AS g
-            WHERE g."client_id" = c."client_id" AND g."revoked_at" IS NULL AND g."absolute_expires_at" > ${now})
-        RETURNING c."client_id"
-      ),
-      grants_gone AS (DELETE FROM "grants" WHERE "client_id" IN (SELECT "client_id" FROM gone) RETURNING "id"),
-      refresh_gone AS (DELETE FROM "refresh_tokens" WHERE "grant_id" IN (SELECT "id" FROM grants_gone)),
-      codes_gone AS (DELETE FROM "authorization_codes" WHERE "client_id" IN (SELECT "client_id" FROM gone)),
-      tokens_gone AS (DELETE FROM "access_tokens" WHERE "client_id" IN (SELECT "client_id" FROM gone)),
-      consents_gone AS (DELETE FROM "consents" WHERE "client_id" IN (SELECT "client_id" FROM gone))
-      SELECT "client_id" FROM gone`;
+    const gone = await this.housekeeping.deleteUnusedRegistrations(now, unusedBefore, idleBefore);
     if (gone.length > 0) {
-      this.logger.log({ clients: gone.map((row) => row.client_id) }, 'deleted unused or idle registrations');
+      this.logger.log({ clients: gone }, 'deleted unused or idle registrations');
     }
     return gone.length;
   }

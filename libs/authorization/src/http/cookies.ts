@@ -19,7 +19,11 @@ export function signCookieValue(name: string, value: string, secret: Uint8Array)
 }
 
 /** The value of a signed cookie, or undefined when the signature does not verify. */
-export function verifyCookieValue(name: string, signed: string | undefined, secret: Uint8Array): string | undefined {
+export function verifyCookieValue(
+  name: string,
+  signed: string | undefined,
+  secret: Uint8Array,
+): string | undefined {
   if (!signed) return undefined;
   const dot = signed.lastIndexOf('.');
   if (dot <= 0) return undefined;
@@ -61,4 +65,33 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
 export function cookieName(base: string, issuer: URL): string {
   if (issuer.protocol === 'https:') return `__Host-${base}`;
   return `${base}-${issuer.port || '80'}`;
+}
+
+/**
+ * The cookies of one request and the `Set-Cookie` values of its response, so that services read and set cookies
+ * without holding the HTTP objects; the controller that answers copies {@link CookieExchange.outgoing} onto the
+ * response.
+ */
+export class CookieExchange {
+  readonly #incoming: Map<string, string>;
+  readonly #outgoing: string[] = [];
+
+  constructor(header: string | undefined) {
+    this.#incoming = readCookies(header);
+  }
+
+  /** The value the browser sent for `name` (the first one, RFC 6265 5.4). */
+  get(name: string): string | undefined {
+    return this.#incoming.get(name);
+  }
+
+  /** Adds a `Set-Cookie` value (from {@link serializeCookie}) to the response. */
+  set(cookie: string): void {
+    this.#outgoing.push(cookie);
+  }
+
+  /** The `Set-Cookie` values to send, in the order they were set. */
+  get outgoing(): readonly string[] {
+    return this.#outgoing;
+  }
 }

@@ -1,13 +1,15 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { describeFrameworkRefusal, OAuthError } from '@portcullis/protocol';
+import { describeFrameworkRefusal, HttpRefusalError, OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RateLimitedError } from '../throttling/rate-limit.guard.js';
 
 /**
  * The one place errors become responses on the authorization server: RFC 6749 5.2 JSON with
- * `Cache-Control: no-store`. `invalid_client` carries `WWW-Authenticate: Basic` (RFC 6749 5.2). Transport
- * failures (a body over the limit, a media type the route does not parse, malformed JSON) keep their HTTP status
- * and become `invalid_request`; anything unexpected is a `server_error` whose cause is logged, never sent.
+ * `Cache-Control: no-store`. No status is chosen here: an `OAuthError` is sent with the status of its code
+ * (`OAUTH_ERROR_STATUS`), an `HttpRefusalError` (a rate limit, a body an endpoint will not read) with the status
+ * and body of its refusal (`HTTP_REFUSALS`) and its headers (`Retry-After`), and what the framework refused before
+ * any handler (no route, a body over the limit, a media type no parser takes, malformed JSON) with the
+ * framework's own 4xx status as `invalid_request`. `invalid_client` carries `WWW-Authenticate: Basic`
+ * (RFC 6749 5.2). Anything unexpected is a `server_error` whose cause is logged, never sent.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
  */
@@ -21,33 +23,43 @@ export class OAuthExceptionFilter implements ExceptionFilter {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 
     if (exception instanceof OAuthError) {
-      if (exception.code === 'invalid_client') reply.header('www-authenticate', 'Basic realm="token"');
-      reply.status(exception.status).send(exception.toResponseBody());
+      this.#sendOAuthError(reply, exception);
       return;
     }
-    if (exception instanceof RateLimitedError) {
-      reply
-        .status(429)
-        .header('retry-after', String(exception.retryAfterSeconds))
-        .send({ error: 'temporarily_unavailable', error_description: 'too many requests; retry later' });
+    if (exception instanceof HttpRefusalError) {
+      for (const [name, value] of Object.entries(exception.headers)) reply.header(name, value);
+      reply.status(exception.status).send(exception.toResponseBody());
       return;
     }
     const status = statusOf(exception);
     if (status === 400 && isRegistration(host.switchToHttp().getRequest<FastifyRequest>())) {
       // RFC 7591 3.2.2: a registration body the JSON parser refused (malformed, or a `__proto__` or
       // `constructor.prototype` member) is bad client metadata.
-      reply.status(400).send({
-        error: 'invalid_client_metadata',
-        error_description: 'the client metadata must be a JSON object without __proto__ or constructor.prototype members',
-      });
+      this.#sendOAuthError(
+        reply,
+        new OAuthError(
+          'invalid_client_metadata',
+          'the client metadata must be a JSON object without __proto__ or constructor.prototype members',
+        ),
+      );
       return;
     }
     if (status !== undefined && status >= 400 && status < 500) {
-      reply.status(status).send({ error: 'invalid_request', error_description: describeFrameworkRefusal(status) });
+      // The framework's status (404, 413, 415, ...), not the table's 400 for `invalid_request`: the request was
+      // refused in the way that status names.
+      reply
+        .status(status)
+        .send(new OAuthError('invalid_request', describeFrameworkRefusal(status)).toResponseBody());
       return;
     }
     this.#logger.error({ err: exception }, 'unexpected error');
-    reply.status(500).send({ error: 'server_error', error_description: 'the server could not process the request' });
+    this.#sendOAuthError(reply, new OAuthError('server_error', 'the server could not process the request'));
+  }
+
+  /** Sends `error` with the status of its code (`OAUTH_ERROR_STATUS`). */
+  #sendOAuthError(reply: FastifyReply, error: OAuthError): void {
+    if (error.code === 'invalid_client') reply.header('www-authenticate', 'Basic realm="token"');
+    reply.status(error.status).send(error.toResponseBody());
   }
 }
 
@@ -56,7 +68,6 @@ function statusOf(exception: unknown): number | undefined {
   const status = (exception as { statusCode?: unknown } | undefined)?.statusCode;
   return typeof status === 'number' ? status : undefined;
 }
-
 
 function isRegistration(request: FastifyRequest): boolean {
   return request.method === 'POST' && /(^|\/)register$/.test(request.routeOptions.url ?? '');

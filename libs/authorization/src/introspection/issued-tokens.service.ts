@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PrismaClient, type AccessToken, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
+import type { AccessToken, AuthorizationGrant, RefreshToken } from '@portcullis/persistence';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
@@ -46,7 +46,6 @@ export class IssuedTokens {
   constructor(
     private readonly keys: SigningKeysService,
     private readonly grants: GrantRepository,
-    private readonly prisma: PrismaClient,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {}
 
@@ -54,7 +53,8 @@ export class IssuedTokens {
     const order: TokenTypeHint[] =
       hint === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
     for (const kind of order) {
-      const found = kind === 'access_token' ? await this.#accessToken(token) : await this.#refreshToken(token);
+      const found =
+        kind === 'access_token' ? await this.#accessToken(token) : await this.#refreshToken(token);
       if (found) return found;
     }
     return undefined;
@@ -74,7 +74,7 @@ export class IssuedTokens {
     if (grant.revokedAt !== null || grant.absoluteExpiresAt <= now) return false;
     if (grant.offlineAccess) return true;
     if (!grant.sessionId) return false;
-    const session = await this.prisma.loginSession.findUnique({ where: { id: grant.sessionId } });
+    const session = await this.grants.findGrantSession(grant.sessionId);
     return session !== null && session.revokedAt === null && session.expiresAt > now;
   }
 
@@ -94,7 +94,12 @@ export class IssuedTokens {
       return undefined;
     }
     const { jti, sub, exp, iat } = payload;
-    if (typeof jti !== 'string' || typeof sub !== 'string' || typeof exp !== 'number' || typeof iat !== 'number') {
+    if (
+      typeof jti !== 'string' ||
+      typeof sub !== 'string' ||
+      typeof exp !== 'number' ||
+      typeof iat !== 'number'
+    ) {
       return undefined;
     }
     const record = await this.grants.findAccessToken(jti);
@@ -102,7 +107,12 @@ export class IssuedTokens {
     const grant = record.grantId ? await this.grants.findGrant(record.grantId) : undefined;
     // A grant that has gone (swept past its absolute lifetime) no longer vouches for its tokens.
     if (grant === null) return undefined;
-    return { kind: 'access_token', payload: { ...payload, jti, sub, exp, iat }, record, ...(grant ? { grant } : {}) };
+    return {
+      kind: 'access_token',
+      payload: { ...payload, jti, sub, exp, iat },
+      record,
+      ...(grant ? { grant } : {}),
+    };
   }
 
   async #refreshToken(token: string): Promise<IssuedRefreshToken | undefined> {

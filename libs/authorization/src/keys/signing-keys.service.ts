@@ -6,7 +6,6 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { PrismaClient } from '@portcullis/persistence';
 import {
   calculateJwkThumbprint,
   exportJWK,
@@ -20,6 +19,7 @@ import {
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
 import { open, seal } from './key-encryption.js';
+import { SigningKeyRepository } from './signing-key.repository.js';
 
 /** The algorithm new keys are made for (RFC 7518 3.4); the only one published in metadata. */
 export const SIGNING_ALGORITHM = 'ES256';
@@ -58,7 +58,10 @@ export interface SigningKeyInfo {
 }
 
 /** What the key service reads from the options; the admin tool builds just this from the environment. */
-export type SigningKeysOptions = Pick<AuthorizationServerOptions, 'lifetimes' | 'keyEncryptionKey' | 'signingKeys'>;
+export type SigningKeysOptions = Pick<
+  AuthorizationServerOptions,
+  'lifetimes' | 'keyEncryptionKey' | 'signingKeys'
+>;
 
 export class KeyDecryptionError extends Error {
   constructor(message: string) {
@@ -93,7 +96,7 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
   #timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly keys: SigningKeyRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: SigningKeysOptions,
   ) {}
 
@@ -101,7 +104,7 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
     if (!this.options.keyEncryptionKey) {
       this.#logger.warn('KEY_ENCRYPTION_KEY is not set: private signing keys are stored unencrypted');
     }
-    if ((await this.prisma.signingKey.count({ where: { retiredAt: null } })) === 0) {
+    if ((await this.keys.countUnretired()) === 0) {
       await this.rotate();
     }
     await this.reload();
@@ -109,7 +112,9 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
 
   onApplicationBootstrap(): void {
     this.#timer = setInterval(() => {
-      this.reload().catch((error: unknown) => this.#logger.warn({ err: error }, 'reloading signing keys failed'));
+      this.reload().catch((error: unknown) =>
+        this.#logger.warn({ err: error }, 'reloading signing keys failed'),
+      );
     }, this.#reloadIntervalMs());
     this.#timer.unref();
   }
@@ -160,7 +165,7 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
    * Returns the new key id.
    */
   async rotate(): Promise<string> {
-    for (const row of await this.prisma.signingKey.findMany({ where: { retiredAt: null } })) this.#privateJwk(row);
+    for (const row of await this.keys.findUnretired()) this.#privateJwk(row);
     const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
@@ -168,19 +173,14 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
     const privateText = JSON.stringify(await exportJWK(privateKey));
     const key = this.options.keyEncryptionKey;
     const now = new Date();
-    await this.prisma.$transaction([
-      this.prisma.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: now } }),
-      this.prisma.signingKey.create({
-        data: {
-          kid,
-          alg: SIGNING_ALGORITHM,
-          publicJwk: published as object,
-          privateJwk: key ? seal(privateText, key, kid) : privateText,
-          encrypted: key !== undefined,
-          createdAt: now,
-        },
-      }),
-    ]);
+    await this.keys.retireAllAndCreate({
+      kid,
+      alg: SIGNING_ALGORITHM,
+      publicJwk: published as object,
+      privateJwk: key ? seal(privateText, key, kid) : privateText,
+      encrypted: key !== undefined,
+      createdAt: now,
+    });
     this.#logger.log(`new signing key ${kid}`);
     await this.reload();
     return kid;
@@ -188,7 +188,7 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
 
   /** Every stored key, newest first, with when it leaves `jwks_uri`. */
   async list(): Promise<SigningKeyInfo[]> {
-    const rows = await this.prisma.signingKey.findMany({ orderBy: { createdAt: 'desc' } });
+    const rows = await this.keys.findAllNewestFirst();
     return rows.map((row) => ({
       kid: row.kid,
       alg: row.alg,
@@ -213,8 +213,8 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
 
   async #load(): Promise<void> {
     const cutoff = new Date(Date.now() - this.retention());
-    await this.prisma.signingKey.deleteMany({ where: { retiredAt: { lt: cutoff } } });
-    const rows = await this.prisma.signingKey.findMany({ orderBy: { createdAt: 'desc' } });
+    await this.keys.deleteRetiredBefore(cutoff);
+    const rows = await this.keys.findAllNewestFirst();
     const active = rows.find((row) => row.retiredAt === null);
     if (!active) throw new Error('no active signing key');
     if (this.#current?.kid !== active.kid) {

@@ -1,18 +1,21 @@
 import { Controller, HttpCode, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { REVOCATION_ENDPOINT_CHECKS } from '../back-channel/back-channel.checks.js';
+import { BackChannel, FormParameters } from '../back-channel/back-channel.interceptor.js';
 import { ClientAuthenticator } from '../clients/client-authentication.js';
-import { allowCors, answerPreflight } from '../http/cors.js';
-import { mediaType, RequestParameters } from '../http/request-parameters.js';
+import { answerPreflight } from '../http/cors.js';
+import type { RequestParameters } from '../http/request-parameters.js';
 import { RateLimit, RateLimitGuard } from '../throttling/rate-limit.guard.js';
 import { RevocationService } from './revocation.service.js';
 
 /**
- * The revocation endpoint (RFC 7009): form-encoded POST of `token` and an optional `token_type_hint` (a hint
- * only; an unknown value is ignored, so `unsupported_token_type` is never needed). The client authenticates as at
- * the token endpoint, a public client by its `client_id` alone (RFC 7009 2.1 and 5). The answer is an empty 200
- * whether or not anything was revoked (RFC 7009 2.2). Rate-limited with the token endpoint's limit; CORS for
- * browser-based clients, like the token endpoint.
+ * The revocation endpoint (RFC 7009): after {@link REVOCATION_ENDPOINT_CHECKS} (CORS for browser-based clients,
+ * never cached, a form body without unsafe or repeated parameters, as at the token endpoint), a POST of `token` and
+ * an optional `token_type_hint` (a hint only; an unknown value is ignored, so `unsupported_token_type` is never
+ * needed). The client authenticates as at the token endpoint, a public client by its `client_id` alone (RFC 7009 2.1
+ * and 5). The answer is an empty 200 whether or not anything was revoked (RFC 7009 2.2). Rate-limited with the token
+ * endpoint's limit.
  *
  * @see https://www.rfc-editor.org/rfc/rfc7009#section-2
  */
@@ -32,18 +35,12 @@ export class RevocationController {
   @HttpCode(200)
   @UseGuards(RateLimitGuard)
   @RateLimit('token')
-  async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    allowCors(reply);
-    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    if (mediaType(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
-      throw new OAuthError(
-        'invalid_request',
-        'the revocation request must be application/x-www-form-urlencoded',
-      );
-    }
-    const params = RequestParameters.fromForm((request as FastifyRequest & { rawBody?: Buffer }).rawBody);
-    params.assertPlainText();
-    params.assertNoRepeats();
+  @BackChannel(REVOCATION_ENDPOINT_CHECKS)
+  async revoke(
+    @FormParameters() params: RequestParameters,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const { client } = await this.clientAuthenticator.authenticate(params, request.headers.authorization);
     const token = params.get('token');
     if (!token) throw new OAuthError('invalid_request', 'token is required');

@@ -1,12 +1,18 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { PrismaClient, type LoginSession } from '@portcullis/persistence';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { LoginSession } from '@portcullis/persistence';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
-import { cookieName, readCookies, serializeCookie, signCookieValue, verifyCookieValue } from '../http/cookies.js';
+import {
+  cookieName,
+  serializeCookie,
+  signCookieValue,
+  verifyCookieValue,
+  type CookieExchange,
+} from '../http/cookies.js';
+import { SessionRepository } from './session.repository.js';
 
 /**
  * Login sessions: a signed cookie carrying a random id, backed by a database row that decides whether the
@@ -25,7 +31,7 @@ export class SessionService {
   readonly #bindingCookie: string;
 
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly repository: SessionRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {
     const issuer = new URL(options.issuer);
@@ -35,47 +41,63 @@ export class SessionService {
   }
 
   /** The live session of this browser, if any. */
-  async current(request: FastifyRequest): Promise<LoginSession | undefined> {
-    const cookies = readCookies(request.headers.cookie);
-    const id = verifyCookieValue(this.#sessionCookie, cookies.get(this.#sessionCookie), this.options.cookieSecret);
+  async current(cookies: CookieExchange): Promise<LoginSession | undefined> {
+    const id = verifyCookieValue(
+      this.#sessionCookie,
+      cookies.get(this.#sessionCookie),
+      this.options.cookieSecret,
+    );
     if (!id) return undefined;
-    const session = await this.prisma.loginSession.findUnique({ where: { id: sessionRowId(id) } });
+    const session = await this.repository.find(sessionRowId(id));
     if (!session || session.revokedAt || session.expiresAt.getTime() <= Date.now()) return undefined;
     return session;
   }
 
   /** Starts a session for a user who just signed in and sets its cookie. */
-  async start(reply: FastifyReply, userId: string): Promise<LoginSession> {
+  async start(cookies: CookieExchange, userId: string): Promise<LoginSession> {
     const id = randomBytes(32).toString('base64url');
     const now = new Date();
     const lifetime = this.options.lifetimes.loginSession;
-    const session = await this.prisma.loginSession.create({
-      data: {
-        id: sessionRowId(id),
-        userId,
-        csrfSecret: randomBytes(32).toString('base64url'),
-        authenticatedAt: now,
-        expiresAt: new Date(now.getTime() + lifetime * 1000),
-      },
+    const session = await this.repository.create({
+      id: sessionRowId(id),
+      userId,
+      csrfSecret: randomBytes(32).toString('base64url'),
+      authenticatedAt: now,
+      expiresAt: new Date(now.getTime() + lifetime * 1000),
     });
-    this.#setCookie(reply, this.#sessionCookie, signCookieValue(this.#sessionCookie, id, this.options.cookieSecret), lifetime);
+    this.#setCookie(
+      cookies,
+      this.#sessionCookie,
+      signCookieValue(this.#sessionCookie, id, this.options.cookieSecret),
+      lifetime,
+    );
     return session;
   }
 
   /** The browser-binding value that pre-login CSRF tokens hang on; set on first sight. */
-  browserBinding(request: FastifyRequest, reply: FastifyReply): string {
-    const cookies = readCookies(request.headers.cookie);
-    const existing = verifyCookieValue(this.#bindingCookie, cookies.get(this.#bindingCookie), this.options.cookieSecret);
+  browserBinding(cookies: CookieExchange): string {
+    const existing = verifyCookieValue(
+      this.#bindingCookie,
+      cookies.get(this.#bindingCookie),
+      this.options.cookieSecret,
+    );
     if (existing) return existing;
     const binding = randomBytes(16).toString('base64url');
-    this.#setCookie(reply, this.#bindingCookie, signCookieValue(this.#bindingCookie, binding, this.options.cookieSecret));
+    this.#setCookie(
+      cookies,
+      this.#bindingCookie,
+      signCookieValue(this.#bindingCookie, binding, this.options.cookieSecret),
+    );
     return binding;
   }
 
   /** The browser-binding value already set, if any (a POST never sets one). */
-  existingBrowserBinding(request: FastifyRequest): string | undefined {
-    const cookies = readCookies(request.headers.cookie);
-    return verifyCookieValue(this.#bindingCookie, cookies.get(this.#bindingCookie), this.options.cookieSecret);
+  existingBrowserBinding(cookies: CookieExchange): string | undefined {
+    return verifyCookieValue(
+      this.#bindingCookie,
+      cookies.get(this.#bindingCookie),
+      this.options.cookieSecret,
+    );
   }
 
   /** The CSRF token of the login form for one pending authorization. */
@@ -96,14 +118,10 @@ export class SessionService {
     return a.length === b.length && timingSafeEqual(a, b);
   }
 
-  #setCookie(reply: FastifyReply, name: string, value: string, maxAge?: number): void {
-    const cookie = serializeCookie(name, value, {
-      secure: this.#secure,
-      ...(maxAge === undefined ? {} : { maxAge }),
-    });
-    const existing = reply.getHeader('set-cookie');
-    const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-    reply.header('set-cookie', [...list, cookie]);
+  #setCookie(cookies: CookieExchange, name: string, value: string, maxAge?: number): void {
+    cookies.set(
+      serializeCookie(name, value, { secure: this.#secure, ...(maxAge === undefined ? {} : { maxAge }) }),
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { HttpRefusalError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
@@ -13,10 +14,13 @@ export const RATE_LIMIT_STORE = 'portcullis:rate-limit-store';
 const RATE_LIMIT = 'portcullis:rate-limit';
 const WINDOW_MS = 60_000;
 
-/** Thrown when a client is over its limit: 429 with `Retry-After`, written by the exception filter. */
-export class RateLimitedError extends Error {
+/**
+ * Thrown when a client is over its limit: the `rate_limited` refusal of `HTTP_REFUSALS` (429, RFC 6585 4), with
+ * `Retry-After` in seconds (RFC 9110 10.2.3).
+ */
+export class RateLimitedError extends HttpRefusalError {
   constructor(readonly retryAfterSeconds: number) {
-    super('too many requests');
+    super('rate_limited', { headers: { 'retry-after': String(retryAfterSeconds) } });
     this.name = 'RateLimitedError';
   }
 }

@@ -1,6 +1,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { PrismaClient, type AccessToken, type AuthorizationCode, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
+import {
+  PrismaClient,
+  type AccessToken,
+  type AuthorizationCode,
+  type AuthorizationGrant,
+  type LoginSession,
+  type RefreshToken,
+} from '@portcullis/persistence';
 
 /** SHA-256, base64url: how codes and refresh tokens are stored, so a database reader cannot use them. */
 export function tokenHash(token: string): string {
@@ -107,7 +114,9 @@ export class GrantRepository {
   /** Stores a new refresh token of a grant; returns it in the clear. */
   async createRefreshToken(grantId: string, scopes: string[], expiresAt: Date): Promise<string> {
     const value = randomToken();
-    await this.prisma.refreshToken.create({ data: { tokenHash: tokenHash(value), grantId, scopes, expiresAt } });
+    await this.prisma.refreshToken.create({
+      data: { tokenHash: tokenHash(value), grantId, scopes, expiresAt },
+    });
     return value;
   }
 
@@ -155,6 +164,14 @@ export class GrantRepository {
   }
 
   /**
+   * The login session a grant was authorized in (its `sessionId`), whether or not it is still alive: a family
+   * granted without `offline_access` ends with it.
+   */
+  findGrantSession(sessionId: string): Promise<LoginSession | null> {
+    return this.prisma.loginSession.findUnique({ where: { id: sessionId } });
+  }
+
+  /**
    * Revokes a grant and everything descended from it: its unused codes and refresh tokens can no longer be used,
    * and its access tokens are marked revoked (introspection answers inactive).
    *
@@ -163,9 +180,18 @@ export class GrantRepository {
    */
   async revokeGrant(grantId: string, now = new Date()): Promise<void> {
     await this.prisma.$transaction([
-      this.prisma.authorizationGrant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: now } }),
-      this.prisma.authorizationCode.updateMany({ where: { grantId, consumedAt: null }, data: { consumedAt: now } }),
-      this.prisma.refreshToken.updateMany({ where: { grantId, consumedAt: null }, data: { consumedAt: now } }),
+      this.prisma.authorizationGrant.updateMany({
+        where: { id: grantId, revokedAt: null },
+        data: { revokedAt: now },
+      }),
+      this.prisma.authorizationCode.updateMany({
+        where: { grantId, consumedAt: null },
+        data: { consumedAt: now },
+      }),
+      this.prisma.refreshToken.updateMany({
+        where: { grantId, consumedAt: null },
+        data: { consumedAt: now },
+      }),
       this.prisma.accessToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: now } }),
     ]);
   }

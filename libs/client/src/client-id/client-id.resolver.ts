@@ -2,14 +2,15 @@
  * Getting a client ID for an authorization server.
  *
  * Rules kept here:
- * - details.md "client ID", 2026-07-28: pre-registered credentials first; then a client ID metadata document URL
- *   when the server advertises `client_id_metadata_document_supported: true` (feature
+ * - MCP 2026-07-28 "Client Registration" (its priority order): pre-registered credentials first; then a client ID
+ *   metadata document URL when the server advertises `client_id_metadata_document_supported: true` (feature
  *   `client-id-metadata-documents`); then dynamic registration (deprecated, MAY); else an error that asks the user
- *   for a client ID (spec 5.6 (7)). 2025-06-18: pre-registered, then dynamic registration.
- * - details.md "credentials binding" (feature `credential-issuer-binding`): credentials are keyed by issuer and
- *   never sent to another server. Pre-registered credentials name their issuer; credentials given without one are
- *   bound to the first authorization server they are used with, and never offered to another afterwards.
- *   Registered credentials are stored per issuer and re-used; a new issuer means a new registration.
+ *   for a client ID ("Pre-registration"). 2025-06-18 ("Dynamic Client Registration"): pre-registered, then dynamic
+ *   registration.
+ * - MCP 2026-07-28 "Authorization Server Binding" (feature `credential-issuer-binding`): credentials are keyed by
+ *   issuer and never sent to another server. Pre-registered credentials name their issuer; credentials given
+ *   without one are bound to the first authorization server they are used with, and never offered to another
+ *   afterwards. Registered credentials are stored per issuer and re-used; a new issuer means a new registration.
  * - RFC 8252 Section 7.3: a stored registration is re-used only when its registered redirect URIs accept this
  *   session's redirect URI (`redirectUriMatches`, loopback port freedom included).
  * - CIMD draft Section 4: a metadata-document client is public (`none`).

@@ -4,9 +4,11 @@
  * Rules kept here:
  * - RFC 7591 Section 3.1: a POST of the client metadata as a JSON object; Section 3.2.1: a 201 with the client
  *   information; Section 3.2.2: an error response (`invalid_redirect_uri`, `invalid_client_metadata`, ...).
- * - details.md "DCR request" (feature `dcr-application-type`): 2026-07-28 sends `application_type`, `native`
- *   when every redirect URI is loopback or a private-use scheme (RFC 8252 Sections 7.1 and 7.3), else `web`.
- * - Spec 5.4 and RFC 7591 Section 2 (`grant_types`): a client that wants refresh tokens registers the `refresh_token` grant type.
+ * - MCP 2026-07-28 "Application Type and Redirect URI Constraints" (feature `dcr-application-type`): 2026-07-28
+ *   sends `application_type`, `native` when every redirect URI is loopback or a private-use scheme (RFC 8252
+ *   Sections 7.1 and 7.3), else `web`.
+ * - MCP 2026-07-28 "Refresh Tokens" and RFC 7591 Section 2 (`grant_types`): a client that wants refresh tokens
+ *   registers the `refresh_token` grant type.
  * - RFC 7591 Section 3.2.1 makes `client_secret_expires_at` REQUIRED with a secret; a server that omits it is
  *   read as "never expires" (0) rather than refused, since nothing in the flow depends on it.
  */

@@ -2,20 +2,22 @@
  * Finding and checking an authorization server's metadata.
  *
  * Rules kept here:
- * - details.md "Authorization server metadata discovery": RFC 8414 and OpenID Connect Discovery URLs in the order
- *   `authorizationServerMetadataUrls` gives; under 2025-06-18 only the RFC 8414 URL (revision feature
- *   `openid-connect-discovery`). A 4xx moves on to the next URL; a 5xx or network failure is an error. Redirects
- *   are not followed.
- * - RFC 8414 Section 3.3 and details.md (2026-07-28, feature `metadata-issuer-check`): the document's `issuer`
- *   MUST equal the issuer the well-known URL was built from, byte for byte, or the document is not used
- *   (`issuer_mismatch`; the flow stops there rather than trusting a later URL of the same server). One equivalence
- *   is accepted, `https://as.example/` for `https://as.example` (RFC 3986 Section 6.2.3: the same URI and the same
- *   well-known URL; stock servers publish exactly this), and the document's `issuer` is recorded from there on.
- * - details.md: without `S256` in `code_challenge_methods_supported` the client MUST refuse to proceed
- *   (`pkce_unsupported`).
- * - Spec 2.2: the issuer recorded for the `iss` check is taken only from the validated metadata document.
- * - Spec 5.6 (1), RFC 6819 4.4.1.5: endpoints are https (http only on loopback) and never `javascript:` and the
- *   like (the metadata schema; `unsafe_endpoint`).
+ * - MCP 2026-07-28 "Authorization Server Metadata Discovery": RFC 8414 and OpenID Connect Discovery URLs in the
+ *   order `authorizationServerMetadataUrls` gives; under 2025-06-18 only the RFC 8414 URL (its "Server Metadata
+ *   Discovery"; revision feature `openid-connect-discovery`). Our choice: a 4xx moves on to the next URL; a 5xx or
+ *   network failure is an error. Redirects are not followed.
+ * - RFC 8414 Section 3.3 and MCP 2026-07-28 "Authorization Server Metadata Discovery" (feature
+ *   `metadata-issuer-check`): the document's `issuer` MUST equal the issuer the well-known URL was built from,
+ *   byte for byte, or the document is not used (`issuer_mismatch`; the flow stops there rather than trusting a
+ *   later URL of the same server). One equivalence is accepted, `https://as.example/` for `https://as.example`
+ *   (RFC 3986 Section 6.2.3: the same URI and the same well-known URL; stock servers publish exactly this), and
+ *   the document's `issuer` is recorded from there on.
+ * - MCP 2026-07-28 "Authorization Code Protection": without `S256` in `code_challenge_methods_supported` the
+ *   client MUST refuse to proceed (`pkce_unsupported`).
+ * - MCP 2026-07-28 "Authorization Response Validation": the issuer recorded for the `iss` check is taken only from
+ *   the validated metadata document.
+ * - MCP "Communication Security", RFC 6819 4.4.1.5: endpoints are https (http only on loopback) and never
+ *   `javascript:` and the like (the metadata schema; `unsafe_endpoint`).
  */
 import { AuthorizationServerMetadataSchema, type AuthorizationServerMetadata } from '@portcullis/metadata';
 import {
@@ -103,7 +105,8 @@ export async function discoverAuthorizationServer(input: {
 }
 
 /**
- * The checks of details.md on a fetched document, in order: schema (and safe URLs), issuer, S256, endpoints.
+ * The checks of a fetched document, in order: schema (and safe URLs), issuer, S256, endpoints (MCP 2026-07-28
+ * "Authorization Server Metadata Discovery", "Authorization Code Protection", "Communication Security").
  *
  * @see https://www.rfc-editor.org/rfc/rfc8414#section-3.3
  * @see https://www.rfc-editor.org/rfc/rfc7636#section-4.2

@@ -2,18 +2,18 @@
  * Finding and checking a protected resource's metadata (RFC 9728).
  *
  * Rules kept here:
- * - details.md "Protected Resource Metadata" and the revisions table: the `resource_metadata` URL of the 401
- *   challenge is used when present. Without it, 2026-07-28 tries the path-inserted well-known URL, then the root
- *   one (RFC 9728 Section 3.1); 2025-06-18 requires the header.
- * - RFC 9728 Section 3.1 and details.md "AS discovery": a 4xx moves on to the next URL; a 5xx or network failure
- *   is an error. Redirects are not followed.
- * - RFC 9728 Section 3.3 and details.md: the document's `resource` MUST be identical to the resource the client
- *   is talking to: for the header URL and the path-inserted URL, the resource being called; for the root URL, the
- *   identifier that URL was built from (the origin), which is also accepted when it names the resource being
- *   called. Otherwise the client stops before any authorization request (`resource_mismatch`). Identifiers are
- *   compared in canonical form (spec 2.5: implementations SHOULD accept uppercase scheme and host); the value sent
- *   on later requests is the one the document publishes, unchanged.
- * - Spec 5.2 (1): `authorization_servers` has at least one entry (enforced by the schema).
+ * - MCP 2026-07-28 "Protected Resource Metadata Discovery Requirements" (2025-06-18: "Authorization Server
+ *   Location"): the `resource_metadata` URL of the 401 challenge is used when present. Without it, 2026-07-28 tries
+ *   the path-inserted well-known URL, then the root one (RFC 9728 Section 3.1); 2025-06-18 requires the header.
+ * - RFC 9728 Section 3.1 and our choice (as for authorization server metadata): a 4xx moves on to the next URL; a
+ *   5xx or network failure is an error. Redirects are not followed.
+ * - RFC 9728 Section 3.3: the document's `resource` MUST be identical to the resource the client is talking to:
+ *   for the header URL and the path-inserted URL, the resource being called; for the root URL, the identifier that
+ *   URL was built from (the origin), which is also accepted when it names the resource being called. Otherwise the
+ *   client stops before any authorization request (`resource_mismatch`). Identifiers are compared in canonical
+ *   form (MCP "Canonical Server URI": implementations SHOULD accept uppercase scheme and host); the value sent on
+ *   later requests is the one the document publishes, unchanged.
+ * - MCP "Authorization Server Location": `authorization_servers` has at least one entry (enforced by the schema).
  */
 import {
   ProtectedResourceMetadataSchema,
@@ -89,7 +89,8 @@ export function resourceMetadataCandidates(
 }
 
 /**
- * Fetches the resource's Protected Resource Metadata in the order of details.md and checks its `resource`.
+ * Fetches the resource's Protected Resource Metadata in the order of MCP 2026-07-28 "Protected Resource Metadata
+ * Discovery Requirements" and checks its `resource`.
  * Throws `resource_metadata_missing`, `resource_metadata_unavailable`, `invalid_resource_metadata`,
  * `unsafe_endpoint` or `resource_mismatch`.
  *

@@ -1,15 +1,18 @@
 /**
- * One authorization, in the order of spec 3.1: resource metadata, the authorization server, its metadata, a
- * client ID, the authorization request through the user-agent, the checks of the response, the token request.
+ * One authorization, in the order of MCP 2026-07-28 "Authorization Flow Steps": resource metadata, the
+ * authorization server, its metadata, a client ID, the authorization request through the user-agent, the checks
+ * of the response, the token request.
  *
  * Rules kept here:
- * - Spec 3.1 (3) and RFC 9728 Section 7.6: the client chooses among the PRM's `authorization_servers`; the first,
- *   unless the caller's `selectAuthorizationServer` picks another listed one.
+ * - MCP "Authorization Server Location" and RFC 9728 Section 7.6: the client chooses among the PRM's
+ *   `authorization_servers`; the first, unless the caller's `selectAuthorizationServer` picks another listed one.
  * - RFC 9728 Section 3.3: a PRM whose `resource` is not the resource being called stops the flow before any
  *   request to an authorization server (the check lives in the discovery step, which runs first).
- * - Spec 3.1 (9): the response checks of `authorization-response.ts` run before the code is redeemed.
- * - Spec 5.1 (3) and details.md "credentials binding": once tokens from one issuer are stored for a resource,
- *   token sets for that resource from other issuers or clients are deleted, so they are never presented again.
+ * - MCP 2026-07-28 "Authorization Response Validation": the response checks of `authorization-response.ts` run
+ *   before the code is redeemed.
+ * - MCP 2026-07-28 "Token Handling" and "Authorization Server Binding": once tokens from one issuer are stored for
+ *   a resource, token sets for that resource from other issuers or clients are deleted, so they are never
+ *   presented again.
  */
 import type { ProtectedResourceMetadata } from '@portcullis/metadata';
 import type { Revision } from '@portcullis/revisions';

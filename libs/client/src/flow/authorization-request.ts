@@ -2,13 +2,13 @@
  * The authorization request and the record kept with it.
  *
  * Rules kept here:
- * - Spec 2.4 and 3.1 (6, 7): PKCE S256 (RFC 7636 Section 4), `state` (spec 5.6 (5)), `resource` exactly as the PRM
- *   publishes it (RFC 8707 Section 2, RFC 9728 Section 3.3), and `scope` only when there are scopes to ask for
- *   (spec 5.3 (2c)).
- * - Spec 2.2 and 5.5: the issuer is recorded, from validated metadata, in the same per-request record as the PKCE
- *   verifier and `state`, before the user-agent is redirected.
- * - details.md "What real clients do" / OpenID Connect Core Section 11: with `offline_access`, `prompt=consent`
- *   is sent, so the server asks the user to consent to offline access.
+ * - MCP 2026-07-28 "Authorization Flow Steps": PKCE S256 (RFC 7636 Section 4), `state` (MCP "Open Redirection"),
+ *   `resource` exactly as the PRM publishes it (RFC 8707 Section 2, RFC 9728 Section 3.3), and `scope` only when
+ *   there are scopes to ask for (MCP "Scope Selection Strategy").
+ * - MCP 2026-07-28 "Authorization Response Validation": the issuer is recorded, from validated metadata, in the
+ *   same per-request record as the PKCE verifier and `state`, before the user-agent is redirected.
+ * - OpenID Connect Core Section 11 (as the official MCP TypeScript SDK client does): with `offline_access`,
+ *   `prompt=consent` is sent, so the server asks the user to consent to offline access.
  */
 import * as oidc from 'openid-client';
 import { formatScope } from '@portcullis/protocol';

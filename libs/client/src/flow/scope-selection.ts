@@ -2,12 +2,13 @@
  * Which scopes the client asks for.
  *
  * Rules kept here:
- * - Spec 5.3 (2): initially (a) the `scope` of the 401 challenge; (b) otherwise every scope of the PRM
- *   `scopes_supported`; (c) otherwise no `scope` parameter at all. Spec 5.3 (1): the challenged scopes are
- *   authoritative; no relationship with `scopes_supported` is assumed.
- * - Spec 3.2 (2) and 5.3 (3) (feature `scope-union-on-reauthorization`): on re-authorization, the union of the
- *   scopes previously requested and the challenged ones. Without the feature, the challenged scopes alone.
- * - Spec 5.4 (2) and details.md (feature `refresh-token-guidance`): `offline_access` is added only when the
+ * - MCP 2026-07-28 "Scope Selection Strategy": initially (a) the `scope` of the 401 challenge; (b) otherwise every
+ *   scope of the PRM `scopes_supported`; (c) otherwise no `scope` parameter at all. The same section: the
+ *   challenged scopes are authoritative; no relationship with `scopes_supported` is assumed.
+ * - MCP 2026-07-28 "Step-Up Authorization Flow" (step 2) and "Scope Selection Strategy" (feature
+ *   `scope-union-on-reauthorization`): on re-authorization, the union of the scopes previously requested and the
+ *   challenged ones. Without the feature, the challenged scopes alone.
+ * - MCP 2026-07-28 "Refresh Tokens" (feature `refresh-token-guidance`): `offline_access` is added only when the
  *   authorization server lists it in `scopes_supported` and the client wants refresh tokens. A resource should not
  *   list it, so it is never taken from the PRM or a challenge as if it were the resource's scope.
  */

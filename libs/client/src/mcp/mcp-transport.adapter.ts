@@ -3,8 +3,8 @@
  *
  * The SDK's `StreamableHTTPClientTransport` takes a `fetch` option and sends every request of the session (POST,
  * GET for the event stream, DELETE) through it; with the authorized fetch there, the SDK never sees a 401 or an
- * `insufficient_scope` 403 the flow can answer, and keeps one MCP session across a token change (details.md
- * "What real clients do"). Typed as the SDK's options shape, structurally, so this framework-free library does
+ * `insufficient_scope` 403 the flow can answer, and keeps one MCP session across a token change (as the SDK's own
+ * OAuth support does). Typed as the SDK's options shape, structurally, so this framework-free library does
  * not depend on the SDK.
  */
 import type { AuthorizedFetch } from '../authorized-fetch.js';

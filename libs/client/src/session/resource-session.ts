@@ -2,15 +2,16 @@
  * The tokens of one resource and how they are renewed.
  *
  * Rules kept here:
- * - RFC 6749 Section 6 and spec 5.4: refresh shortly before expiry, or on a 401 (`invalid_token`), with `resource`; one renewal
- *   (refresh or authorization) in flight per resource however many requests need it; the rotated refresh token is
- *   persisted before the new access token is handed out; `invalid_grant` starts a new authorization.
- * - Spec 5.1 (3) and details.md "credentials binding": on a 401 the resource metadata is read again; when it now
- *   names another authorization server, the old tokens are not refreshed there but a new authorization runs at the
- *   new server (which registers afresh).
- * - Spec 3.2: on `insufficient_scope` (feature `step-up-authorization`) a re-authorization asks for the union of
- *   the scopes requested before and the challenged ones; without a `scope` in the challenge there is nothing to
- *   step up to.
+ * - RFC 6749 Section 6 and MCP 2026-07-28 "Refresh Tokens": refresh shortly before expiry, or on a 401
+ *   (`invalid_token`), with `resource`; one renewal (refresh or authorization) in flight per resource however many
+ *   requests need it; the rotated refresh token is persisted before the new access token is handed out;
+ *   `invalid_grant` starts a new authorization.
+ * - MCP 2026-07-28 "Token Handling" and "Authorization Server Binding": on a 401 the resource metadata is read
+ *   again; when it now names another authorization server, the old tokens are not refreshed there but a new
+ *   authorization runs at the new server (which registers afresh).
+ * - MCP 2026-07-28 "Step-Up Authorization Flow": on `insufficient_scope` (feature `step-up-authorization`) a
+ *   re-authorization asks for the union of the scopes requested before and the challenged ones; without a `scope`
+ *   in the challenge there is nothing to step up to.
  */
 import type { BearerChallenge } from '../discovery/bearer-challenge.js';
 import { isPortcullisError } from '../errors/portcullis-error.js';

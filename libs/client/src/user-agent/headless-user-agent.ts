@@ -4,11 +4,13 @@
  * servers, test fixtures).
  *
  * Rules kept here:
- * - details.md "The public conformance suite": GET the authorization URL without following redirects and read
- *   `code`, `state` and `iss` from the `Location` header. Same-origin hops inside the authorization server are
- *   followed (a server may redirect `/authorize` to an approval path first); the redirect URI itself is never
- *   fetched, and nothing is followed to another origin.
- * - Nothing here interprets the callback: the flow checks `state` and `iss` (spec 5.5).
+ * - The public MCP conformance suite (github.com/modelcontextprotocol/conformance) approves without a user, so
+ *   the client GETs the authorization URL without following redirects and reads `code`, `state` and `iss` from
+ *   the `Location` header. Same-origin hops inside the authorization server are followed (a server may redirect
+ *   `/authorize` to an approval path first); the redirect URI itself is never fetched, and nothing is followed to
+ *   another origin.
+ * - Nothing here interprets the callback: the flow checks `state` and `iss` (MCP 2026-07-28 "Authorization
+ *   Response Validation").
  */
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { discardBody, withoutQuery, type FetchLike } from '../http/http.js';

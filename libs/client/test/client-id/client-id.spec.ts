@@ -151,7 +151,7 @@ describe('obtaining a client ID, in the priority of the revision', () => {
   });
 });
 
-describe('a resource that moves to another authorization server (details.md "credentials binding")', () => {
+describe('a resource that moves to another authorization server (MCP "Authorization Server Binding")', () => {
   const servers: { close(): Promise<void> }[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));

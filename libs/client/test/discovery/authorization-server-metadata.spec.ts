@@ -132,7 +132,7 @@ describe('authorization server metadata discovery (RFC 8414, OpenID Connect Disc
       ],
     ],
   ])(
-    'finds metadata served at the %s location of an issuer with a path, in the order of details.md',
+    'finds metadata served at the %s location of an issuer with a path, in the MCP 2026-07-28 discovery order',
     async (metadataAt, tried) => {
       const { as, rs } = await stack({ issuerPath: '/tenant1', metadataAt });
       const { fetch } = clientFor(rs);

@@ -1,9 +1,9 @@
 /*
- * Client Identifier URL, draft-ietf-oauth-client-id-metadata-document-00 section 3 and details.md "Client ID
- * Metadata Documents":
+ * Client Identifier URL, draft-ietf-oauth-client-id-metadata-document-00 section 3 and MCP 2026-07-28 "Client ID
+ * Metadata Documents", "Implementation Requirements":
  * - MUST use the `https` scheme and have a host;
- * - MUST contain a path component, here one other than `/` (details.md: "an https URL with a path"; the later
- *   draft calls a `/` path NOT RECOMMENDED because the document would squat the site's root);
+ * - MUST contain a path component, here one other than `/` (MCP: "MUST use the https scheme and contain a path
+ *   component"; the later draft calls a `/` path NOT RECOMMENDED because the document would squat the site's root);
  * - MUST NOT contain single-dot or double-dot path segments, percent-encoded ones (`%2e`, `.%2E`) included;
  * - MUST NOT contain a fragment, not even an empty `#`;
  * - MUST NOT contain a username or password (any `@` in the authority);
@@ -56,8 +56,8 @@ export function isClientIdMetadataUrl(url: string): boolean {
 /**
  * Whether `url` is the development form of a Client Identifier URL: plain `http` on a loopback host (`localhost`,
  * 127.0.0.0/8, `[::1]`), otherwise exactly what {@link isClientIdMetadataUrl} accepts over https. Only an
- * authorization server that itself runs on loopback may be configured to fetch one (details.md), so a client may
- * offer one for local development without exposing anything.
+ * authorization server that itself runs on loopback may be configured to fetch one (the later CIMD draft, "Server
+ * Side Request Forgery (SSRF) Attacks"), so a client may offer one for local development without exposing anything.
  *
  * @example isLoopbackClientIdMetadataUrl('http://127.0.0.1:8080/client.json') // true
  * @example isLoopbackClientIdMetadataUrl('http://app.example.com/client.json') // false

@@ -36,7 +36,7 @@ function describePath(path: readonly (string | number)[]): string {
 }
 
 /**
- * Checks a fetched Client ID Metadata Document against every rule of details.md "Client ID Metadata Documents"
+ * Checks a fetched Client ID Metadata Document against every rule of MCP 2026-07-28 "Client ID Metadata Documents"
  * and the draft, and against the client metadata schema. `clientIdUrl` is the exact URL the document was fetched
  * from; `client_id` must equal it by simple string comparison.
  *

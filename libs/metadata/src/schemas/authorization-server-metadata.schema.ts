@@ -4,12 +4,12 @@
  * - `client_id_metadata_document_supported` (draft-ietf-oauth-client-id-metadata-document, "Authorization
  *   Server Metadata").
  * Kept: `issuer` is an https URL without query or fragment (http only on loopback); `response_types_supported` is
- * REQUIRED; endpoint URLs are absolute https URLs without fragment (RFC 6749 3.1, 3.2; spec 5.6.1); the
- * `*_auth_signing_alg_values_supported` lists never contain `none`.
+ * REQUIRED; endpoint URLs are absolute https URLs without fragment (RFC 6749 3.1, 3.2; MCP 2026-07-28
+ * "Communication Security"); the `*_auth_signing_alg_values_supported` lists never contain `none`.
  * `authorization_endpoint` and `token_endpoint` are optional as in RFC 8414 (each is required only for grant
  * types that use it); a client checks the one it needs. Not enforced here: RFC 8414 3.3 (`issuer` equals the
- * issuer the metadata URL was built from), which needs the request context, and the S256 requirement of
- * details.md, which is the client's decision to proceed.
+ * issuer the metadata URL was built from), which needs the request context, and the S256 requirement of MCP
+ * 2026-07-28 "Authorization Code Protection", which is the client's decision to proceed.
  */
 import { z } from 'zod';
 import { ScopeTokenSchema, SigningAlgorithmListSchema, StringListSchema } from './metadata-fields.schema.js';

@@ -1,12 +1,12 @@
 /*
  * OAuth 2.0 Dynamic Client Registration metadata, RFC 7591 section 2 (and 2.3 `software_statement`), plus
  * `application_type` from OpenID Connect Dynamic Client Registration 1.0 section 2 (`web` or `native`; MCP
- * 2026-07-28 requires it in registration requests, details.md "Revisions").
+ * 2026-07-28 requires it in registration requests, "Application Type and Redirect URI Constraints").
  * Kept: redirect URIs are absolute, without fragment, never a refused scheme (RFC 6749 3.1.2); `jwks_uri` and
  * `jwks` "MUST NOT both be present" (RFC 7591 2); `scope` follows RFC 6749 3.3.
- * Left to the authorization server's policy: which redirect schemes and hosts it accepts (spec 5.6.2, RFC 8252),
- * and defaults for omitted members (`token_endpoint_auth_method` defaults to `client_secret_basic`,
- * `application_type` to `web`): the schema never adds members the client did not send.
+ * Left to the authorization server's policy: which redirect schemes and hosts it accepts (MCP 2026-07-28
+ * "Communication Security", RFC 8252), and defaults for omitted members (`token_endpoint_auth_method` defaults
+ * to `client_secret_basic`, `application_type` to `web`): the schema never adds members the client did not send.
  * `client_name` holds no bidirectional control or zero-width character (client-name.schema.ts, RFC 7591 5).
  */
 import { z } from 'zod';

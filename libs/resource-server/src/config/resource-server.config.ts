@@ -3,12 +3,12 @@
  * weakening it at run time.
  *
  * Rules kept here:
- * - Spec 2.1 and 5.2 (1), RFC 9728 Section 2: `authorization_servers` has at least one issuer; each is an RFC 8414
- *   Section 2 issuer by the protocol lib's one rule for configured issuers (https, or http on loopback; no query,
- *   fragment, userinfo or trailing slash).
- * - Spec 2.5, RFC 8707 Section 2: `resource` is canonicalised once, and that one string is both the metadata's
- *   `resource` and the audience every token must carry.
- * - details.md "Revisions", refresh row: `offline_access` is never listed in `scopes_supported` or challenges.
+ * - MCP "Authorization Server Location", RFC 9728 Section 2: `authorization_servers` has at least one issuer; each
+ *   is an RFC 8414 Section 2 issuer by the protocol lib's one rule for configured issuers (https, or http on
+ *   loopback; no query, fragment, userinfo or trailing slash).
+ * - MCP "Canonical Server URI", RFC 8707 Section 2: `resource` is canonicalised once, and that one string is both
+ *   the metadata's `resource` and the audience every token must carry.
+ * - MCP 2026-07-28 "Refresh Tokens": `offline_access` is never listed in `scopes_supported` or challenges.
  * - RFC 8725 Sections 3.1 and 3.2: an explicit allow-list of asymmetric JWS algorithms; `none` and `HS*` refused.
  * - RFC 7662 Section 4: a validated token is remembered for a bounded time (`tokens.cacheTtlSeconds`, 0 to one
  *   day), so a revocation at the authorization server reaches an introspecting resource within it.

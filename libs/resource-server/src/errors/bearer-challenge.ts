@@ -4,11 +4,13 @@
  * Rules kept here:
  * - RFC 6750 Section 3: the `Bearer` scheme; with no credentials in the request, no `error` (Section 3.1);
  *   otherwise `error` and `error_description`.
- * - Spec 5.2 (2), RFC 9728 Section 5.1: every challenge carries `resource_metadata`, the URL of this resource's
- *   metadata document (revision 2025-06-18 makes it the client's only way to find the document).
- * - Spec 5.3 (1), 7.1: `scope` lists every scope the operation needs in one challenge (never one at a time);
- *   on a 401 with nothing specific required it is `scopes_supported`. Only revisions with the `scope-challenge`
- *   feature send it. `offline_access` is never challenged (details.md, refresh row).
+ * - MCP 2025-06-18 "Authorization Server Location", RFC 9728 Section 5.1: every challenge carries
+ *   `resource_metadata`, the URL of this resource's metadata document (revision 2025-06-18 makes it the client's
+ *   only way to find the document).
+ * - MCP 2026-07-28 "Scope Selection Strategy", "Runtime Insufficient Scope Errors": `scope` lists every scope the
+ *   operation needs in one challenge (never one at a time); on a 401 with nothing specific required it is
+ *   `scopes_supported`. Only revisions with the `scope-challenge` feature send it. `offline_access` is never
+ *   challenged (MCP 2026-07-28 "Refresh Tokens").
  * - Extensions may add parameters but never one the host keeps (the registry enforces it); values are quoted and
  *   escaped by `formatWwwAuthenticate` (RFC 9110 Section 11.2).
  */

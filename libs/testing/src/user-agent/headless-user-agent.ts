@@ -5,6 +5,7 @@ import {
   type FormSubmissionOptions,
   type FormValues,
 } from './form-submission.js';
+import { tokenizeHtml } from './html-tokenizer.js';
 import { parseForms, type HtmlForm } from './html-forms.js';
 
 /** Picks a form by its resolved action (a path or query-less URL matches any query), its id or its name. */
@@ -36,6 +37,8 @@ export interface UserAgentResponse {
   readonly setCookies: readonly SetCookieOutcome[];
   /** The page's forms. Throws when the response is not HTML. */
   forms(): HtmlForm[];
+  /** The `href` of every `<a>` of the page, resolved against {@link url}, in document order. */
+  links(): string[];
   /**
    * The one form matching `selector` (or the only form, without one). Throws, listing the forms found, when
    * none or several match.
@@ -258,6 +261,11 @@ function createResponse(
       parsed ??= parseForms(body, url);
       return parsed;
     },
+    links: () =>
+      tokenizeHtml(body).flatMap((token) => {
+        const href = token.kind === 'start' && token.name === 'a' ? token.attributes.get('href') : undefined;
+        return href === undefined ? [] : [new URL(href, url).href];
+      }),
     form: (selector) => {
       const forms = response.forms();
       const matches = forms.filter((form) => formMatches(form, selector ?? {}, url));

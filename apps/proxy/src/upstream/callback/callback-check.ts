@@ -1,9 +1,9 @@
 import type {
+  CookieExchange,
+  PendingAuthorization,
   PendingAuthorizations,
   RequestParameters,
-  ValidatedAuthorization,
 } from '@portcullis/authorization';
-import type { FastifyRequest } from 'fastify';
 import type { SignInCookies } from '../sign-in-cookie.js';
 import type { UpstreamClient, UpstreamSignIn } from '../upstream-client.service.js';
 import type { UpstreamSignInState, UpstreamStates } from '../upstream-state.repository.js';
@@ -14,14 +14,14 @@ import type { UpstreamSignInState, UpstreamStates } from '../upstream-state.repo
  */
 export interface CallbackCheckContext {
   readonly params: RequestParameters;
-  readonly request: FastifyRequest;
+  readonly cookies: CookieExchange;
   readonly states: UpstreamStates;
-  readonly cookies: SignInCookies;
+  readonly signInCookies: SignInCookies;
   readonly pendingAuthorizations: PendingAuthorizations;
   readonly upstream: UpstreamClient;
   state?: string;
   signIn?: UpstreamSignInState;
-  pending?: ValidatedAuthorization;
+  pending?: PendingAuthorization;
   result?: UpstreamSignIn;
 }
 

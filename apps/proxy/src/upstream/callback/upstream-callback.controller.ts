@@ -1,10 +1,12 @@
 import { Controller, Get, Inject, Logger, Req, Res } from '@nestjs/common';
 import {
+  answer,
+  CookieExchange,
   InteractionService,
   PendingAuthorizations,
   RequestParameters,
-  SessionService,
-  type ValidatedAuthorization,
+  signInRejectedPage,
+  type PendingAuthorization,
 } from '@portcullis/authorization';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsentCookies } from '../../consent/consent-cookie.js';
@@ -12,22 +14,20 @@ import { PROXY_OPTIONS, type ProxyOptions } from '../../proxy.options.js';
 import { SignInCookies } from '../sign-in-cookie.js';
 import { UpstreamClient, type UpstreamSignIn } from '../upstream-client.service.js';
 import { UpstreamIdentities } from '../upstream-identity.repository.js';
-import { sendCallbackRejectedPage, sendUpstreamErrorPage } from '../upstream-pages.js';
 import type { UpstreamSignInState } from '../upstream-state.repository.js';
 import { UpstreamStates } from '../upstream-state.repository.js';
 import { UpstreamTokens } from '../upstream-token.repository.js';
-import { UpstreamError } from '../upstream.error.js';
+import { upstreamFailurePage, UpstreamError } from '../upstream.error.js';
 import { CallbackRejection, established, type CallbackCheckContext } from './callback-check.js';
 import { CALLBACK_CHECKS } from './callback.checks.js';
 
 /**
  * The upstream's redirect back to the proxy (`<issuer>/upstream/callback`). Runs {@link CALLBACK_CHECKS}; a
  * failure is a page, never a redirect, and mints nothing. On success: the upstream `iss` + `sub` become a local
- * user, the upstream tokens are sealed and kept, and the authorization continues as the user's: with the scopes
- * approved on the consent page just now (recorded in the per-user registry and the consent cookie, then the code),
- * or, when a consent cookie skipped the page, through the ordinary login completion, which issues a code only if
- * the registry already covers the request and asks otherwise. No `next` or `return_to`: the only place a browser
- * is sent is the pending request's validated redirect URI.
+ * user, the upstream tokens are sealed and kept, the consent approved on the proxy's page in this flow (if any) is
+ * remembered in a consent cookie, and the interaction walks on as that user's (`InteractionService.completeSignIn`):
+ * to the code, or to the one consent page a flow can still need. No `next` or `return_to`: the only place a
+ * browser is sent is the pending request's validated redirect URI.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#confused-deputy-problem
@@ -38,12 +38,11 @@ export class UpstreamCallbackController {
 
   constructor(
     private readonly states: UpstreamStates,
-    private readonly cookies: SignInCookies,
+    private readonly signInCookies: SignInCookies,
     private readonly pending: PendingAuthorizations,
     private readonly upstream: UpstreamClient,
     private readonly identities: UpstreamIdentities,
     private readonly tokens: UpstreamTokens,
-    private readonly sessions: SessionService,
     private readonly interactions: InteractionService,
     private readonly consentCookies: ConsentCookies,
     @Inject(PROXY_OPTIONS) private readonly options: ProxyOptions,
@@ -51,11 +50,12 @@ export class UpstreamCallbackController {
 
   @Get('upstream/callback')
   async callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const cookies = new CookieExchange(request.headers.cookie);
     const context: CallbackCheckContext = {
       params: RequestParameters.fromUrl(request.url),
-      request,
+      cookies,
       states: this.states,
-      cookies: this.cookies,
+      signInCookies: this.signInCookies,
       pendingAuthorizations: this.pending,
       upstream: this.upstream,
     };
@@ -63,50 +63,40 @@ export class UpstreamCallbackController {
       try {
         await check.run(context);
       } catch (error) {
-        if (context.state) this.cookies.clear(reply, context.state);
-        return this.#refuse(reply, context, check.name, error);
+        if (context.state) this.signInCookies.clear(cookies, context.state);
+        return answer(reply, await this.#refuse(context, check.name, error), cookies);
       }
     }
-    this.cookies.clear(reply, established(context, 'state'));
-    await this.#complete(
-      request,
-      reply,
+    this.signInCookies.clear(cookies, established(context, 'state'));
+    const decision = await this.#complete(
+      cookies,
       established(context, 'signIn'),
       established(context, 'pending'),
       established(context, 'result'),
     );
+    answer(reply, decision, cookies);
   }
 
   async #complete(
-    request: FastifyRequest,
-    reply: FastifyReply,
+    cookies: CookieExchange,
     signIn: UpstreamSignInState,
-    pending: ValidatedAuthorization,
+    pending: PendingAuthorization,
     result: UpstreamSignIn,
-  ): Promise<void> {
+  ) {
     const user = await this.identities.userFor(result.issuer, result.subject, result.displayName);
     await this.tokens.store(user.id, result);
-    if (signIn.approvedScopes.length === 0)
-      return this.interactions.completeLogin(signIn.interaction, user, reply);
-    this.consentCookies.set(request, reply, {
-      clientId: pending.clientId,
-      resource: pending.resource,
-      scopes: signIn.approvedScopes,
-    });
-    const session = await this.sessions.start(reply, user.id);
-    this.#logger.log(`user ${user.username} signed in upstream and approved ${pending.clientId}`);
-    return this.interactions.approve(reply, signIn.interaction, pending, session, signIn.approvedScopes);
+    const approved = pending.progress.approvedScopes;
+    if (approved) {
+      const { clientId, resource } = pending.request;
+      this.consentCookies.set(cookies, { clientId, resource, scopes: approved });
+    }
+    return this.interactions.completeSignIn(signIn.interaction, cookies, user);
   }
 
-  async #refuse(
-    reply: FastifyReply,
-    context: CallbackCheckContext,
-    check: string,
-    error: unknown,
-  ): Promise<void> {
+  async #refuse(context: CallbackCheckContext, check: string, error: unknown) {
     if (error instanceof CallbackRejection) {
       this.#logger.warn({ check, reason: error.reason }, 'upstream callback refused');
-      return sendCallbackRejectedPage(reply, error.status, error.reason);
+      return { kind: 'page' as const, status: error.status, html: signInRejectedPage(error.reason) };
     }
     // Anything else is a fault of ours: the exception filter answers server_error and logs it.
     if (!(error instanceof UpstreamError)) throw error;
@@ -114,11 +104,16 @@ export class UpstreamCallbackController {
       { check, failure: error.failure, err: error.cause ?? error },
       'upstream sign-in failed',
     );
-    // The user said no upstream, and the response verified (iss, state): the client hears access_denied.
+    // The user said no upstream, and the response verified (iss, state): the client hears access_denied, as the
+    // redirect trust policy allows.
     if (error.failure === 'denied' && context.signIn && context.pending) {
-      return this.interactions.deny(reply, context.signIn.interaction, context.pending);
+      return this.interactions.fail(
+        context.signIn.interaction,
+        context.cookies,
+        'access_denied',
+        'the user denied the request',
+      );
     }
-    const host = new URL(this.options.upstream.issuer).host;
-    return sendUpstreamErrorPage(reply, error.failure, host, this.options.upstream.timeoutMs);
+    return upstreamFailurePage(error.failure, this.options.upstream);
   }
 }

@@ -1,7 +1,8 @@
 // Rules kept: RFC 6749 3.3 (space-delimited scope tokens; a scope the server does not offer is `invalid_scope`),
-// spec 5.3 (the resource's scopes plus the server's own `openid` and `offline_access`); details.md (a client's
-// registered `scope` does not cap its later requests, so step-up works). Without `scope`, the resource's
-// `scopes_supported` are requested. `offline_access` is kept only for clients that may refresh (OIDC Core 11).
+// MCP 2026-07-28 "Scope Selection Strategy" and "Refresh Tokens" (the resource's scopes plus the server's own
+// `openid` and `offline_access`); our choice: a client's registered `scope` does not cap its later requests, so
+// step-up works. Without `scope`, the resource's `scopes_supported` are requested. `offline_access` is kept only
+// for clients that may refresh (OIDC Core 11).
 import { OAuthError, parseScope } from '@portcullis/protocol';
 import { established, type AuthorizationCheck } from '../authorization-check.js';
 

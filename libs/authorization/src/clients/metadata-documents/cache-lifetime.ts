@@ -1,5 +1,5 @@
 // Rules kept: CIMD draft 4.4 ("the authorization server MAY cache ... respecting HTTP cache headers", within the
-// server's own minimum and maximum; details.md) with RFC 9111 semantics: `no-store` and `no-cache` ask for no
+// server's own minimum and maximum, as 4.4 allows) with RFC 9111 semantics: `no-store` and `no-cache` ask for no
 // reuse, `s-maxage` (the server is a shared cache, 5.2.2.10) wins over `max-age` (5.2.2.1), which wins over
 // `Expires` minus `Date` (4.2.1); `Age` counts against the lifetime (4.2.3); an invalid value means no explicit
 // lifetime. The result is clamped to [min, max]: the minimum keeps a client from making the server fetch on every

@@ -45,8 +45,8 @@ export interface ClientIdMetadataDocumentsOptions {
 }
 
 /**
- * The fetch and cache limits (details.md "Client ID Metadata Documents": 5 KiB, about 2.5 s; cache lifetimes
- * within the server's own bounds).
+ * The fetch and cache limits (5 KiB: the CIMD draft's "Maximum Response Size"; about 2.5 s: our choice; cache
+ * lifetimes within the server's own bounds, draft 4.4).
  *
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-oauth-client-id-metadata-document-00#section-4.4
  */

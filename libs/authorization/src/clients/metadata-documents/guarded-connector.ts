@@ -1,4 +1,5 @@
-// Rules kept: the CIMD draft's "Server-Side Request Forgery" section and details.md: special-use addresses are
+// Rules kept: the CIMD draft's "Server-Side Request Forgery" section, MCP 2026-07-28 "Authorization Server Abuse
+// Protection" and the MCP Security Best Practices' "Server-Side Request Forgery (SSRF)": special-use addresses are
 // refused at connect time, after resolution, so a name that resolves to a public address when checked and to a
 // private one when connected (DNS rebinding) cannot slip through: the socket goes to the very address that was
 // checked, and every address the name has must pass (one bad answer refuses the name). IP literals, including

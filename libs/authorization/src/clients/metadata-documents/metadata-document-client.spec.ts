@@ -27,6 +27,7 @@ describe('clientFromMetadataDocument', () => {
   it('makes a public client with the authorization code grant and the code response type by default', () => {
     expect(clientFromMetadataDocument(document(), URL_ID)).toEqual({
       clientId: URL_ID,
+      origin: 'metadata-document',
       clientName: 'Example',
       redirectUris: ['http://127.0.0.1/callback'],
       grantTypes: ['authorization_code'],

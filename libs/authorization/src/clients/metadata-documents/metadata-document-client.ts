@@ -1,8 +1,9 @@
-// Rules kept: CIMD draft 4.1 and details.md through `validateClientIdMetadataDocument` of libs/metadata (a JSON
-// object; `client_id` equal to the document URL by simple string comparison, RFC 3986 6.2.1; `client_name` and
-// `redirect_uris` present; `client_name` without bidirectional controls or zero-width characters, RFC 7591 5;
-// redirect URIs https or loopback http without fragment; no `client_secret` or `client_secret_expires_at`; no
-// `client_secret_*` method; only public keys in `jwks`; `private_key_jwt` with keys).
+// Rules kept: CIMD draft 4.1 and MCP 2026-07-28 "Client ID Metadata Documents" through
+// `validateClientIdMetadataDocument` of libs/metadata (a JSON object; `client_id` equal to the document URL by
+// simple string comparison, RFC 3986 6.2.1; `client_name` and `redirect_uris` present; `client_name` without
+// bidirectional controls or zero-width characters, RFC 7591 5; redirect URIs https or loopback http without
+// fragment; no `client_secret` or `client_secret_expires_at`; no `client_secret_*` method; only public keys in
+// `jwks`; `private_key_jwt` with keys).
 // This server's own: `token_endpoint_auth_method` defaults to `none` and must be `none` or `private_key_jwt` (a
 // method it cannot verify is refused rather than ignored); a public client keeps only the grants a user takes part
 // in (`authorization_code`, `refresh_token`): a client that proves nothing at the token endpoint gets no grant
@@ -55,6 +56,7 @@ export function clientFromMetadataDocument(
     redirectUris: document.redirect_uris,
     grantTypes,
     responseTypes: document.response_types ?? ['code'],
+    origin: 'metadata-document',
     tokenEndpointAuthMethod: method,
     applicationType: document.application_type ?? (native ? 'native' : 'web'),
     metadata: document,

@@ -1,9 +1,9 @@
 // Rules kept: a `client_id` names a client ID metadata document when it is a Client Identifier URL (CIMD draft 3,
 // `isClientIdMetadataUrl` of libs/metadata: https, a host, a path other than `/`, no dot segments, no fragment,
-// no userinfo). In the development mode only (an authorization server on loopback, details.md "Only an AS that
-// itself runs on loopback may be configured to allow loopback documents"), the same URL with plain http on a
-// loopback host (`localhost`, 127.0.0.0/8, `[::1]`) names one too; the connection is then held to loopback
-// addresses by the SSRF guard.
+// no userinfo). In the development mode only (an authorization server on loopback: the later CIMD draft's SSRF
+// section allows loopback fetches "when the authorization server itself is also running on a loopback address",
+// never in production), the same URL with plain http on a loopback host (`localhost`, 127.0.0.0/8, `[::1]`) names
+// one too; the connection is then held to loopback addresses by the SSRF guard.
 import { isClientIdMetadataUrl, isLoopbackClientIdMetadataUrl } from '@portcullis/metadata';
 
 /**

@@ -1,7 +1,7 @@
-// Rules kept: CIMD draft 4.4 and details.md: documents are cached for the lifetime their loader gives, failures
-// and invalid documents never (a rejected load stores nothing), and concurrent lookups of one URL share one
-// in-flight load. The cache holds a bounded number of entries, the least recently used leaving first, so
-// clients naming many URLs cannot grow it without limit.
+// Rules kept: CIMD draft 4.4 and MCP 2026-07-28 "Client ID Metadata Documents": documents are cached for the
+// lifetime their loader gives, failures and invalid documents never (a rejected load stores nothing), and (our
+// choice) concurrent lookups of one URL share one in-flight load. The cache holds a bounded number of entries,
+// the least recently used leaving first, so clients naming many URLs cannot grow it without limit.
 
 /**
  * A loaded value and how long it may be reused.

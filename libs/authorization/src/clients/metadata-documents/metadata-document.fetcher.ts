@@ -1,10 +1,11 @@
-// Rules kept: details.md "Client ID Metadata Documents" and the CIMD draft, sections 4.3 and 6: the document is
+// Rules kept: MCP 2026-07-28 "Client ID Metadata Documents" and the CIMD draft, sections 4.3 and 6: the document is
 // fetched with GET and `Accept: application/json`; only a 200 is a document; redirects are not followed (a 3xx
-// is a failure: the document must come from the URL that is the client's identity); at most 5 KiB (a
-// Content-Length above the limit is refused before the body is read, a longer body is cut off as soon as it
-// passes the limit, so memory stays flat); the whole fetch ends within about 2.5 s (undici's headers and body
-// timeouts bound each wait, and one deadline covers resolution, connection and a server that trickles bytes);
-// the body is UTF-8 JSON and a JSON object. Connections go through the SSRF guard of guarded-connector.ts.
+// is a failure: the document must come from the URL that is the client's identity); at most 5 KiB (the draft's
+// "Maximum Response Size"; a Content-Length above the limit is refused before the body is read, a longer body is
+// cut off as soon as it passes the limit, so memory stays flat); the whole fetch ends within about 2.5 s (our
+// choice; undici's headers and body timeouts bound each wait, and one deadline covers resolution, connection and
+// a server that trickles bytes); the body is UTF-8 JSON and a JSON object. Connections go through the SSRF guard
+// of guarded-connector.ts.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 import type { HostLookup, MetadataDocumentLimits } from './client-id-metadata-documents.options.js';

@@ -1,4 +1,4 @@
-// Rules kept: details.md "Client ID Metadata Documents" and the CIMD draft's "Server-Side Request Forgery" section:
+// Rules kept: MCP 2026-07-28 "Authorization Server Abuse Protection", the CIMD draft's "Server-Side Request Forgery":
 // the server refuses to connect to special-use addresses (RFC 6890 registries): loopback (RFC 1122 3.2.1.3,
 // RFC 4291 2.5.3), private (RFC 1918), link-local and cloud metadata (RFC 3927, RFC 4291 2.5.6), carrier-grade
 // NAT (RFC 6598), unique local (RFC 4193), multicast, unspecified, broadcast, documentation and reserved ranges,

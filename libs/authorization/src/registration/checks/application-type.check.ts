@@ -1,7 +1,7 @@
 // Rules kept: OpenID Connect Dynamic Client Registration 1.0 section 2 (`application_type` is `web` or `native`;
-// web clients do not use localhost redirect URIs, native clients use loopback or custom-scheme ones), details.md
-// "Revisions" (under 2026-07-28 the request MUST carry `application_type`: `native` for loopback or custom-scheme
-// redirects, `web` otherwise; asked of the revision as `dcr-application-type`), RFC 7591 3.2.2
+// web clients do not use localhost redirect URIs, native clients use loopback or custom-scheme ones), MCP 2026-07-28
+// "Application Type and Redirect URI Constraints" (the request MUST carry `application_type`: `native` for loopback
+// or custom-scheme redirects, `web` otherwise; asked of the revision as `dcr-application-type`), RFC 7591 3.2.2
 // (`invalid_client_metadata`). A sent `application_type` is always checked against the redirect URIs; where the
 // revision does not require it, an absent one is derived from them. Custom schemes never get this far (the
 // redirect URI check admits https and loopback http only), so `native` means loopback here.

@@ -4,7 +4,7 @@
 // another name than the one registered), RFC 7591 3.2.2 (a bad redirect URI is `invalid_redirect_uri`, any other
 // bad member `invalid_client_metadata`, with a description naming the member). The schema is libs/metadata's
 // `ClientMetadataSchema`; unknown members are kept as sent.
-// A registered `scope` is stored and echoed but never caps later authorizations (details.md: the MCP SDK
+// A registered `scope` is stored and echoed but never caps later authorizations (our choice: the MCP TypeScript SDK
 // registers the scopes of its first request, and step-up must still work).
 import { ClientMetadataSchema } from '@portcullis/metadata';
 import { OAuthError } from '@portcullis/protocol';

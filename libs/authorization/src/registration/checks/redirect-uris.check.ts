@@ -1,5 +1,5 @@
-// Rules kept: spec 5.6.2 and details.md "Redirect URIs" (each redirect URI is https, or http on a loopback host;
-// never `javascript:`, `data:`, a fragment or a wildcard), RFC 6749 3.1.2 (absolute, no fragment), RFC 7591 2
+// Rules kept: MCP "Communication Security" (each redirect URI is https, or http on a loopback host; never
+// `javascript:` or `data:`), RFC 9700 2.1 (no wildcard), RFC 6749 3.1.2 (absolute, no fragment), RFC 7591 2
 // (`redirect_uris` is REQUIRED for redirect-based grants) and 3.2.2 (`invalid_redirect_uri`). At most 10, none
 // twice. Matching at /authorize stays exact (OAuth 2.1 2.3.1), so what is stored is exactly what was sent.
 import { describeUrlProblem, findUrlProblem, type SafeUrlOptions } from '@portcullis/metadata';

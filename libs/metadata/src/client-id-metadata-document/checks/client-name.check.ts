@@ -1,10 +1,10 @@
 /*
- * MCP authorization (2026-07-28), "Client ID Metadata Documents": "The metadata document MUST include at least
- * the following properties: client_id, client_name, redirect_uris"; details.md: "The document MUST contain
- * `client_id` ..., `client_name`, `redirect_uris`". A blank name counts as missing: the consent screen would
- * have nothing to show but the URL (draft-00 section 6.4, phishing). A name with a bidirectional control or a
- * zero-width character is refused: the consent screen would show something other than what the name says
- * (the rule of client-name.schema.ts, shared with dynamic registration; RFC 7591 section 5).
+ * MCP authorization (2026-07-28), "Client ID Metadata Documents", "Implementation Requirements": "The metadata
+ * document MUST include at least the following properties: client_id, client_name, redirect_uris". A blank name
+ * counts as missing: the consent screen would have nothing to show but the URL (draft-00 section 6.4, phishing).
+ * A name with a bidirectional control or a zero-width character is refused: the consent screen would show
+ * something other than what the name says (the rule of client-name.schema.ts, shared with dynamic registration;
+ * RFC 7591 section 5).
  */
 import { describeInvisibleCharacter, findInvisibleCharacter } from '../../schemas/client-name.schema.js';
 import { violation, type ClientIdMetadataDocumentCheck } from '../violation.js';

@@ -1,8 +1,8 @@
 /*
  * Redirect URIs of a Client ID Metadata Document:
- * - `redirect_uris` is REQUIRED and not empty (MCP "Client ID Metadata Documents"; details.md);
- * - each is https, or http on a loopback host (spec 5.6.2 "All redirect URIs MUST be localhost or HTTPS";
- *   RFC 8252 7.3, 8.3); `javascript:`, `data:`, custom schemes are refused with it;
+ * - `redirect_uris` is REQUIRED and not empty (MCP 2026-07-28 "Client ID Metadata Documents");
+ * - each is https, or http on a loopback host (MCP "Communication Security": "All redirect URIs MUST be either
+ *   localhost or use HTTPS"; RFC 8252 7.3, 8.3); `javascript:`, `data:`, custom schemes are refused with it;
  * - none has a fragment, not even an empty `#` (RFC 6749 3.1.2: "MUST NOT include a fragment component").
  * Every entry is checked and every broken rule reported: an entry that is both http on a public host and
  * carries a fragment yields two violations.

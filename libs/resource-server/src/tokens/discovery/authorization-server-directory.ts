@@ -2,8 +2,9 @@
  * Where each trusted authorization server publishes its keys and its introspection endpoint, discovered lazily.
  *
  * Rules kept here:
- * - RFC 8414 Section 3 first, then OpenID Connect Discovery 1.0 Section 4 (the order of details.md); a 4xx (or a
- *   redirect, which is not followed) moves on to the next URL, a 5xx or a network failure is an error.
+ * - RFC 8414 Section 3 first, then OpenID Connect Discovery 1.0 Section 4 (the order of MCP 2026-07-28
+ *   "Authorization Server Metadata Discovery"); a 4xx (or a redirect, which is not followed) moves on to the next
+ *   URL, a 5xx or a network failure is an error.
  * - RFC 8414 Section 3.3: the document's `issuer` equals the issuer the URL was built from, byte for byte, or the
  *   document is not used (a mix-up defence: keys published under one issuer never verify another's tokens).
  * - Discovery happens on the first token that needs it, never at boot, so the stack starts in any order; a failure

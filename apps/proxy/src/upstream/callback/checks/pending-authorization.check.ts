@@ -9,7 +9,7 @@ export const pendingAuthorizationCheck: CallbackCheck = {
   async run(context) {
     const signIn = established(context, 'signIn');
     const pending = await context.pendingAuthorizations.find(signIn.interaction);
-    if (!pending || pending.clientId !== signIn.clientId) {
+    if (!pending || pending.request.clientId !== signIn.clientId) {
       throw new CallbackRejection(
         400,
         'The request this sign-in was for has expired or was already answered.',

@@ -1,6 +1,6 @@
 // Rules kept: RFC 6749 10.12 and RFC 9700 4.7.1 (`state` is a one-time CSRF token: a callback without it, with
-// one never issued, with one already used, or with one older than its lifetime is refused); spec 5.6.5 (discard
-// responses with missing or mismatched state); details.md "Confused deputy" (single-use, about 10 minutes). The
+// one never issued, with one already used, or with one older than its lifetime is refused); the MCP security
+// best practices, "Confused Deputy Problem" (state single-use, short-lived: ours lives 10 minutes). The
 // record is removed by the first callback that presents its `state`, whatever happens next, so a replay finds
 // nothing.
 import { CallbackRejection, type CallbackCheck } from '../callback-check.js';

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
-import type { RequestParameters } from '../http/request-parameters.js';
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(value: string): string {
@@ -18,6 +16,7 @@ button.secondary{background:#fff;color:#2c5cc5;margin-left:.5rem}
 .error{background:#fde8e8;border:1px solid #f5b5b5;padding:.6rem;border-radius:4px}
 .warning{background:#fff6db;border:1px solid #f0d27a;padding:.6rem;border-radius:4px}
 .hint{color:#5b6473;font-size:.9rem}
+a.button{display:inline-block;margin-top:1.2rem;padding:.6rem 1.2rem;border-radius:4px;border:1px solid #2c5cc5;color:#2c5cc5;text-decoration:none}
 dl{margin:0}dt{font-weight:600;margin-top:.6rem}dd{margin:0;word-break:break-all}
 ul.scopes{list-style:none;padding:0}ul.scopes li{margin:.3rem 0}
 code{background:#f0f2f5;padding:0 .2rem;border-radius:3px}
@@ -51,37 +50,4 @@ ${body}
 </body>
 </html>
 `;
-}
-
-/** Sends a page with the headers every interaction page carries. */
-export function sendPage(reply: FastifyReply, status: number, html: string): void {
-  reply
-    .status(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('content-security-policy', PAGE_CSP)
-    .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .send(html);
-}
-
-/** The page shown when the request cannot be sent back to the client (RFC 6749 4.1.2.1: no redirect). */
-export function errorPage(error: string, description: string | undefined): string {
-  return page(
-    'Authorization error',
-    `<h1>This request cannot be completed</h1>
-<p class="error"><code>${escapeHtml(error)}</code>${description ? `: ${escapeHtml(description)}` : ''}</p>
-<p class="hint">The application that sent you here made an invalid request. You can close this page.</p>`,
-  );
-}
-
-/**
- * Answers a front-channel request whose parameters hold a control character or a lone surrogate with the error page
- * (400), before anything reads them; true when it did.
- */
-export function refusedUnsafeParameters(reply: FastifyReply, params: RequestParameters): boolean {
-  if (params.unsafe === undefined) return false;
-  sendPage(reply, 400, errorPage('invalid_request', `${params.unsafe} contains a control character`));
-  return true;
 }

@@ -1,11 +1,6 @@
-import {
-  escapeHtml,
-  hostOf,
-  page,
-  type OAuthClient,
-  type ValidatedAuthorization,
-} from '@portcullis/authorization';
-import type { ClientStanding } from './client-trust.js';
+import type { OAuthClient } from '../../clients/client.js';
+import { hostOf, isLocalRedirect } from './client-display.js';
+import { escapeHtml, page } from './layout.js';
 
 /** What each scope means, for people. */
 const SCOPE_TEXT: Readonly<Record<string, string>> = {
@@ -13,31 +8,37 @@ const SCOPE_TEXT: Readonly<Record<string, string>> = {
   offline_access: 'Keep access while you are away (refresh tokens)',
 };
 
-/** Everything the consent page shows. */
+/** A dynamically registered client is "recently registered" on the consent page for this long. */
+export const RECENT_CLIENT_AGE_MS = 24 * 3600 * 1000;
+
+/** Everything a consent page shows. */
 export interface ConsentPageModel {
   readonly client: OAuthClient;
-  readonly standing: ClientStanding;
-  readonly pending: ValidatedAuthorization;
+  readonly redirectUri: string;
+  readonly resource: string;
   readonly resourceName: string;
-  /** Where the user will sign in next: the upstream's host. */
-  readonly upstreamHost: string;
-  readonly handle: string;
-  readonly csrf: string;
+  readonly scopes: readonly string[];
   readonly action: string;
+  readonly interaction: string;
+  readonly csrf: string;
+  /** Where the person signs in next, when that happens after this page (the proxy's upstream). */
+  readonly signInHost?: string;
 }
 
 /**
- * The proxy's consent page, shown before the browser goes upstream: who asks (client name, client ID host,
- * redirect host), for what (resource, scopes), warnings for clients that registered themselves, and where the user
- * will sign in. A plain form, no script; `sendPage` adds the CSP and framing headers.
+ * The consent page: who asks (client name, client ID host, redirect host), for what (resource, scopes), with
+ * warnings for clients nobody vouched for (registered moments ago, only local redirect URIs, described by a
+ * document on someone's web site). A plain form, no script; the interaction controller adds the CSP and framing
+ * headers.
  *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.2 (client impersonation: show the client's identity)
+ * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.16 (clickjacking)
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#confused-deputy-problem
- * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.2
  */
 export function consentPage(model: ConsentPageModel): string {
-  const { client, standing, pending } = model;
+  const { client } = model;
   const clientName = client.clientName ?? client.clientId;
-  const scopes = pending.scopes
+  const scopes = model.scopes
     .map(
       (scope) =>
         `<li><label><input type="checkbox" name="scope" value="${escapeHtml(scope)}" checked> <code>${escapeHtml(
@@ -45,14 +46,18 @@ export function consentPage(model: ConsentPageModel): string {
         )}</code>${SCOPE_TEXT[scope] ? ` ${escapeHtml(SCOPE_TEXT[scope])}` : ''}</label></li>`,
     )
     .join('\n');
+  const recent =
+    client.origin === 'dynamic' &&
+    (!client.createdAt || Date.now() - client.createdAt.getTime() < RECENT_CLIENT_AGE_MS);
+  const localOnly = client.redirectUris.length > 0 && client.redirectUris.every(isLocalRedirect);
   const warnings = [
-    standing.recentlyRegistered
+    recent
       ? '<p class="warning" id="warning-recent">This application registered itself moments ago. Anyone can do that: approve it only if you just started it yourself.</p>'
       : '',
-    standing.localOnly
+    localOnly
       ? '<p class="warning" id="warning-local">This application only runs on your own computer (all its redirect addresses are local). Approve it only if you started it yourself.</p>'
       : '',
-    standing.origin === 'metadata-document'
+    client.origin === 'metadata-document'
       ? `<p class="warning" id="warning-document">This application describes itself with a document at <strong>${escapeHtml(hostOf(client.clientId) ?? client.clientId)}</strong>. Approve it only if you trust that site.</p>`
       : '',
   ].join('');
@@ -63,32 +68,18 @@ ${warnings}
 <dl>
 <dt>Application</dt><dd>${escapeHtml(clientName)}</dd>
 <dt>Client ID host</dt><dd>${escapeHtml(hostOf(client.clientId) ?? `${client.clientId} (registered here)`)}</dd>
-<dt>Will return you to</dt><dd>${escapeHtml(hostOf(pending.redirectUri) ?? pending.redirectUri)}</dd>
-<dt>Resource</dt><dd>${escapeHtml(pending.resource)}</dd>
+<dt>Will return you to</dt><dd>${escapeHtml(hostOf(model.redirectUri) ?? model.redirectUri)}</dd>
+<dt>Resource</dt><dd>${escapeHtml(model.resource)}</dd>
 </dl>
 <form method="post" action="${escapeHtml(model.action)}">
-<input type="hidden" name="interaction" value="${escapeHtml(model.handle)}">
+<input type="hidden" name="interaction" value="${escapeHtml(model.interaction)}">
 <input type="hidden" name="csrf" value="${escapeHtml(model.csrf)}">
 <p>It asks to:</p>
 <ul class="scopes">
 ${scopes}
 </ul>
-<p class="hint">If you allow it, you will sign in at <strong>${escapeHtml(model.upstreamHost)}</strong> next.</p>
-<button type="submit" name="decision" value="approve">Allow</button>
+${model.signInHost ? `<p class="hint">If you allow it, you will sign in at <strong>${escapeHtml(model.signInHost)}</strong> next.</p>\n` : ''}<button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`,
-  );
-}
-
-/**
- * After a denial for a client the proxy does not trust: the answer the client is owed, as a link the user may
- * follow, not a redirect (RFC 9700 4.11.2).
- */
-export function deniedPage(clientName: string, returnUrl: string): string {
-  return page(
-    'Access denied',
-    `<h1>You did not allow <strong>${escapeHtml(clientName)}</strong></h1>
-<p>Nothing was shared with it and you were not signed in anywhere.</p>
-<p class="hint">If you started this application yourself, you can <a href="${escapeHtml(returnUrl)}">tell it that you said no</a>. Otherwise, close this page.</p>`,
   );
 }

@@ -1,0 +1,276 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLIENT_SOURCE, type ClientSource, type OAuthClient } from '../../clients/client.js';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  type AuthorizationServerOptions,
+} from '../../config/authorization-server.options.js';
+import { ConsentRepository } from '../../consent/consent.repository.js';
+import type { CookieExchange } from '../../http/cookies.js';
+import type { RequestParameters } from '../../http/request-parameters.js';
+import { SessionService } from '../../sessions/session.service.js';
+import { GrantRepository } from '../../tokens/grant.repository.js';
+import { errorPage, expiredPage } from '../pages/error.page.js';
+import { authorizationResponseUrl } from './authorization-response.js';
+import {
+  INTERACTION_STEPS,
+  type Decision,
+  type InteractionFlow,
+  type InteractionStep,
+} from './interaction-step.js';
+import { PendingAuthorizations } from './pending-authorization.repository.js';
+import type { ValidatedAuthorization } from './pending-authorization.js';
+import { RedirectTrust } from './redirect-trust.js';
+import { endpointPath } from './paths.js';
+import { signIn, type AuthenticatedUser } from '../steps/sign-in.js';
+
+/** A decision the controller can send as it is: a page or a redirect. */
+export type Answer = Extract<Decision, { kind: 'page' } | { kind: 'redirect' }>;
+
+type HeldFlow = InteractionFlow & { handle: string };
+
+/**
+ * What happens between a validated authorization request and the code. The request walks the app's ordered
+ * {@link InteractionStep}s (sign in, consent, confirm, and any the app adds) on every request: each step says
+ * whether the flow may go past it, and when every step has, the code goes to the client with a 303. A step that
+ * needs the person sends the browser to its page (under `prompt=none`, an error for the client instead); an error
+ * ends the authorization as the {@link RedirectTrust} policy allows. The pending request is read once per HTTP
+ * request and validated; so is the client.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#AuthRequest (prompt)
+ */
+@Injectable()
+export class InteractionService {
+  readonly #logger = new Logger('Interaction');
+  readonly #byPath: Map<string, InteractionStep>;
+
+  constructor(
+    private readonly pending: PendingAuthorizations,
+    private readonly sessions: SessionService,
+    private readonly consents: ConsentRepository,
+    private readonly grants: GrantRepository,
+    private readonly trust: RedirectTrust,
+    @Inject(CLIENT_SOURCE) private readonly clients: ClientSource,
+    @Inject(INTERACTION_STEPS) private readonly steps: readonly InteractionStep[],
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+  ) {
+    this.#byPath = new Map(steps.flatMap((step) => (step.path ? [[step.path, step] as const] : [])));
+  }
+
+  /** The path of one of this server's endpoints (under the issuer's path). */
+  path(endpoint: string): string {
+    return endpointPath(this.options.issuer, endpoint);
+  }
+
+  /** Continues a request that passed every check of `/authorize`. */
+  async begin(
+    request: ValidatedAuthorization,
+    client: OAuthClient,
+    cookies: CookieExchange,
+  ): Promise<Answer> {
+    const session = await this.sessions.current(cookies);
+    return this.#walk(
+      this.#flow({ request, client, progress: {}, cookies, ...(session ? { session } : {}) }),
+    );
+  }
+
+  /** GET of a step's page. */
+  async show(path: string, query: RequestParameters, cookies: CookieExchange): Promise<Answer> {
+    const step = this.#step(path);
+    const flow = await this.#resume(query.get('interaction'), cookies);
+    if (!flow) return page(400, expiredPage());
+    if (!('handle' in flow)) return flow;
+    const before = await this.#walk(flow, step);
+    if (before) return before;
+    if ((await step.next(flow)).kind !== 'ask' || !step.show) return this.#walk(flow);
+    return this.#resolve(flow, await step.show(flow, query, this.#csrfToken(step, flow)), step);
+  }
+
+  /**
+   * POST of a step's form: the CSRF token first (bound to this browser or session and to this pending request),
+   * before anything is read or written; then the steps before this one must still hold; then the step's answer.
+   */
+  async submit(path: string, form: RequestParameters, cookies: CookieExchange): Promise<Answer> {
+    const step = this.#step(path);
+    const flow = await this.#resume(form.get('interaction'), cookies);
+    if (!flow) return page(400, expiredPage());
+    if (!('handle' in flow)) return flow;
+    if (!this.#csrfValid(step, flow, form.get('csrf'))) {
+      const where = step.form === 'session' ? 'session' : 'browser';
+      return page(403, errorPage('invalid_request', `the form expired or was not sent from this ${where}`));
+    }
+    const before = await this.#walk(flow, step);
+    if (before) return before;
+    if (!step.submit) return this.#walk(flow);
+    const decision = await step.submit(flow, form);
+    if (decision.kind !== 'continue') return this.#resolve(flow, decision, step);
+    if (!(await this.pending.record(flow.handle, flow.request, flow.progress)))
+      return page(400, expiredPage());
+    return this.#walk(flow);
+  }
+
+  /**
+   * For steps that sign people in elsewhere (the proxy's upstream callback): starts the session of `user` in this
+   * browser and walks on.
+   */
+  async completeSignIn(handle: string, cookies: CookieExchange, user: AuthenticatedUser): Promise<Answer> {
+    const flow = await this.#resume(handle, cookies);
+    if (!flow) return page(400, expiredPage());
+    if (!('handle' in flow)) return flow;
+    await signIn(this.sessions, flow, user);
+    this.#logger.log(`user ${user.username} signed in`);
+    if (!(await this.pending.record(flow.handle, flow.request, flow.progress)))
+      return page(400, expiredPage());
+    return this.#walk(flow);
+  }
+
+  /** Ends a pending authorization with an OAuth error for the client (e.g. the person said no upstream). */
+  async fail(handle: string, cookies: CookieExchange, error: string, description: string): Promise<Answer> {
+    const flow = await this.#resume(handle, cookies);
+    if (!flow) return page(400, expiredPage());
+    if (!('handle' in flow)) return flow;
+    return this.#resolve(flow, { kind: 'error', error, description });
+  }
+
+  /** A flow whose `persist` stores it here. */
+  #flow<F extends Omit<InteractionFlow, 'persist'>>(fields: F): F & InteractionFlow {
+    const flow = fields as F & InteractionFlow;
+    flow.persist = async () => {
+      if (flow.handle) {
+        await this.pending.record(flow.handle, flow.request, flow.progress);
+        return flow.handle;
+      }
+      flow.handle = await this.pending.save({ request: flow.request, progress: flow.progress });
+      return flow.handle;
+    };
+    return flow;
+  }
+
+  /**
+   * Walks the steps in order. With `until`, stops before that step and returns a decision only if an earlier step
+   * does not let the flow past; without, finishes the authorization when every step does.
+   */
+  async #walk(flow: InteractionFlow, until: InteractionStep): Promise<Answer | undefined>;
+  async #walk(flow: InteractionFlow): Promise<Answer>;
+  async #walk(flow: InteractionFlow, until?: InteractionStep): Promise<Answer | undefined> {
+    for (const step of this.steps) {
+      if (step === until) return undefined;
+      const decision = await step.next(flow);
+      if (decision.kind !== 'continue') return this.#resolve(flow, decision, step);
+    }
+    return this.#finish(flow);
+  }
+
+  async #resolve(flow: InteractionFlow, decision: Decision, step?: InteractionStep): Promise<Answer> {
+    switch (decision.kind) {
+      case 'page':
+      case 'redirect':
+        return decision;
+      case 'continue':
+        return this.#walk(flow);
+      case 'ask': {
+        if (flow.request.prompt.includes('none') || !step?.path) {
+          const error = step?.promptNoneError ?? 'interaction_required';
+          return this.#resolve(flow, {
+            kind: 'error',
+            error,
+            description: `${step?.name ?? 'a step'} needs the user`,
+          });
+        }
+        const handle = await flow.persist();
+        return {
+          kind: 'redirect',
+          location: `${this.path(step.path)}?interaction=${encodeURIComponent(handle)}`,
+        };
+      }
+      case 'error':
+        // Taken first: an authorization that ended cannot be continued, and a second answer finds it gone.
+        if (flow.handle && !(await this.pending.take(flow.handle))) return page(400, expiredPage());
+        return this.trust.error(
+          { client: flow.client, redirectUri: flow.request.redirectUri, state: flow.request.state },
+          flow.session,
+          decision.error,
+          decision.description,
+        );
+    }
+  }
+
+  /** Every step let the flow past: record what was approved in this flow and send the code. */
+  async #finish(flow: InteractionFlow): Promise<Answer> {
+    const { request, session } = flow;
+    if (!session) throw new Error('interaction steps out of order: no session at the end of the flow');
+    if (flow.handle && !(await this.pending.take(flow.handle))) return page(400, expiredPage());
+    const approved = flow.progress.approvedScopes;
+    if (approved) await this.consents.grant(session.userId, request.clientId, request.resource, approved);
+    const scopes = approved ?? request.scopes;
+    const now = Date.now();
+    const { lifetimes } = this.options;
+    const code = await this.grants.createWithCode(
+      {
+        clientId: request.clientId,
+        userId: session.userId,
+        resource: request.resource,
+        scopes: [...scopes],
+        sessionId: session.id,
+        offlineAccess: scopes.includes('offline_access'),
+        authTime: session.authenticatedAt,
+        absoluteExpiresAt: new Date(now + lifetimes.refreshTokenAbsolute * 1000),
+      },
+      {
+        redirectUri: request.redirectUri,
+        redirectUriSent: request.redirectUriSent !== false,
+        codeChallenge: request.codeChallenge,
+        ...(request.nonce ? { nonce: request.nonce } : {}),
+        expiresAt: new Date(now + lifetimes.authorizationCode * 1000),
+      },
+    );
+    return {
+      kind: 'redirect',
+      location: authorizationResponseUrl(request.redirectUri, this.options.issuer, {
+        code,
+        state: request.state,
+      }),
+    };
+  }
+
+  /** The flow of a handle, or undefined when it is gone, or a page when its client is. */
+  async #resume(handle: string | undefined, cookies: CookieExchange): Promise<HeldFlow | Answer | undefined> {
+    if (!handle) return undefined;
+    const pending = await this.pending.find(handle);
+    if (!pending) return undefined;
+    const client = await this.clients.find(pending.request.clientId);
+    if (!client) return page(400, errorPage('invalid_client', 'the client no longer exists'));
+    const session = await this.sessions.current(cookies);
+    return this.#flow({ handle, ...pending, client, cookies, ...(session ? { session } : {}) });
+  }
+
+  #step(path: string): InteractionStep {
+    const step = this.#byPath.get(path);
+    if (!step) throw new Error(`no interaction step at ${path}`);
+    return step;
+  }
+
+  #csrfToken(step: InteractionStep, flow: HeldFlow): string {
+    if (step.form === 'session' && flow.session)
+      return this.sessions.consentCsrfToken(flow.session, flow.handle);
+    return this.sessions.loginCsrfToken(this.sessions.browserBinding(flow.cookies), flow.handle);
+  }
+
+  #csrfValid(step: InteractionStep, flow: HeldFlow, submitted: string | undefined): boolean {
+    if (step.form === 'session') {
+      return (
+        flow.session !== undefined &&
+        SessionService.tokensMatch(this.sessions.consentCsrfToken(flow.session, flow.handle), submitted)
+      );
+    }
+    const binding = this.sessions.existingBrowserBinding(flow.cookies);
+    return (
+      binding !== undefined &&
+      SessionService.tokensMatch(this.sessions.loginCsrfToken(binding, flow.handle), submitted)
+    );
+  }
+}
+
+function page(status: number, html: string): Answer {
+  return { kind: 'page', status, html };
+}

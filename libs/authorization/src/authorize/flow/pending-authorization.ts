@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/**
+ * An authorization request that passed every check of `/authorize`: what the interaction steps and the code are
+ * built from. Stored as JSON while the user signs in and consents, and read back through
+ * {@link PendingAuthorizationSchema}, never cast.
+ */
+export const ValidatedAuthorizationSchema = z.object({
+  clientId: z.string().min(1),
+  redirectUri: z.string().min(1),
+  /** Whether the authorization request carried `redirect_uri` (then the token request repeats it, RFC 6749 4.1.3). */
+  redirectUriSent: z.boolean().optional(),
+  state: z.string().optional(),
+  codeChallenge: z.string().min(1),
+  resource: z.string().min(1),
+  scopes: z.array(z.string()),
+  nonce: z.string().optional(),
+  prompt: z.array(z.string()),
+});
+
+export type ValidatedAuthorization = z.infer<typeof ValidatedAuthorizationSchema>;
+
+/**
+ * What happened in the browser since `/authorize`, as the steps record it. Every field is about this one
+ * authorization: nothing carries over to the next.
+ */
+export const InteractionProgressSchema = z.object({
+  /** The session that signed in during this flow (it satisfies `prompt=login`). */
+  signedInSession: z.string().optional(),
+  /** Scopes the user approved on a consent page of this flow (the proxy's before going upstream, or ours). */
+  approvedScopes: z.array(z.string()).optional(),
+  /** Whether the person did something in this browser during this flow: signed in with a form, approved, continued. */
+  acted: z.boolean().optional(),
+});
+
+export type InteractionProgress = z.infer<typeof InteractionProgressSchema>;
+
+/** A pending authorization as stored: the request and the progress of its interaction. */
+export const PendingAuthorizationSchema = z.object({
+  request: ValidatedAuthorizationSchema,
+  progress: InteractionProgressSchema,
+});
+
+export type PendingAuthorization = z.infer<typeof PendingAuthorizationSchema>;

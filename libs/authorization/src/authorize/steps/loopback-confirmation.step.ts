@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  type AuthorizationServerOptions,
+} from '../../config/authorization-server.options.js';
+import type { RequestParameters } from '../../http/request-parameters.js';
+import {
+  ASK,
+  CONTINUE,
+  type Decision,
+  type InteractionFlow,
+  type InteractionStep,
+} from '../flow/interaction-step.js';
+import { endpointPath } from '../flow/paths.js';
+import { isLocalRedirect } from '../pages/client-display.js';
+import { continuePage } from '../pages/continue.page.js';
+import { errorPage } from '../pages/error.page.js';
+
+/**
+ * A public client on a loopback redirect URI never gets a code without an action of the person in this browser.
+ * Any local program can listen on a loopback port and open an authorization URL with its own PKCE pair; without
+ * this step, a person who approved the client once would hand such a program a code silently. When nothing in
+ * this flow was clicked or typed (a session and an earlier consent let it through), one click on "Continue"
+ * releases the code. Confidential clients, which must authenticate to redeem it, keep silent re-authorization.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8252#section-8.6
+ */
+@Injectable()
+export class LoopbackConfirmationStep implements InteractionStep {
+  readonly name = 'loopback-confirmation';
+  static readonly path = 'continue';
+  readonly path = LoopbackConfirmationStep.path;
+  readonly form = 'session' as const;
+  readonly promptNoneError = 'interaction_required';
+
+  constructor(@Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions) {}
+
+  async next(flow: InteractionFlow): Promise<Decision> {
+    const needed =
+      flow.client.tokenEndpointAuthMethod === 'none' &&
+      isLocalRedirect(flow.request.redirectUri) &&
+      flow.progress.acted !== true;
+    return needed ? ASK : CONTINUE;
+  }
+
+  async show(
+    flow: InteractionFlow & { handle: string },
+    _query: RequestParameters,
+    csrf: string,
+  ): Promise<Decision> {
+    return {
+      kind: 'page',
+      status: 200,
+      html: continuePage({
+        clientName: flow.client.clientName ?? flow.client.clientId,
+        redirectUri: flow.request.redirectUri,
+        action: endpointPath(this.options.issuer, this.path),
+        interaction: flow.handle,
+        csrf,
+      }),
+    };
+  }
+
+  async submit(flow: InteractionFlow & { handle: string }, form: RequestParameters): Promise<Decision> {
+    const decision = form.get('decision');
+    if (decision === 'deny')
+      return { kind: 'error', error: 'access_denied', description: 'the user cancelled' };
+    if (decision !== 'approve')
+      return { kind: 'page', status: 400, html: errorPage('invalid_request', 'decision is required') };
+    flow.progress = { ...flow.progress, acted: true };
+    return CONTINUE;
+  }
+}

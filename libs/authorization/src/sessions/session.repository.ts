@@ -1,0 +1,22 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaClient, type LoginSession } from '@portcullis/persistence';
+
+/** The rows behind login sessions, by the hash of the id their cookie carries. */
+@Injectable()
+export class SessionRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  find(rowId: string): Promise<LoginSession | null> {
+    return this.prisma.loginSession.findUnique({ where: { id: rowId } });
+  }
+
+  create(session: {
+    id: string;
+    userId: string;
+    csrfSecret: string;
+    authenticatedAt: Date;
+    expiresAt: Date;
+  }): Promise<LoginSession> {
+    return this.prisma.loginSession.create({ data: session });
+  }
+}
