@@ -7,7 +7,8 @@ const MISSING: IssuerCheckResult = { ok: false, reason: 'iss_missing' };
 const MISMATCH: IssuerCheckResult = { ok: false, reason: 'iss_mismatch' };
 
 describe('checkAuthorizationResponseIssuer', () => {
-  // Spec 5.5: every row, with "false or absent" and "absent" spelled every way they arrive.
+  // MCP 2026-07-28 "Authorization Response Validation": every row, with "false or absent" and "absent" spelled
+  // every way they arrive.
   describe.each<[string, boolean | undefined]>([
     ['true', true],
     ['false', false],

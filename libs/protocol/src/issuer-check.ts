@@ -2,7 +2,8 @@
  * The client's check of the `iss` authorization response parameter, before any code is redeemed.
  *
  * Rules kept here:
- * - RFC 9207 Section 2.4 and spec 5.5: the table below, applied before the code is sent to any token endpoint.
+ * - RFC 9207 Section 2.4 and MCP 2026-07-28 "Authorization Response Validation": the table below, applied before
+ *   the code is sent to any token endpoint.
  *
  *   | authorization_response_iss_parameter_supported | iss in response | result                   |
  *   |------------------------------------------------|-----------------|--------------------------|
@@ -11,12 +12,13 @@
  *   | false or absent                                | present         | compare                  |
  *   | false or absent                                | absent          | proceed                  |
  *
- * - Spec 5.5 and RFC 9207 Section 2.4: the comparison is a simple string comparison against the issuer recorded
- *   with the PKCE verifier and state: no case folding, default-port elision, trailing-slash or percent-encoding
- *   normalisation. The value compared is the form-decoded one (what `URLSearchParams.get('iss')` returns).
+ * - MCP 2026-07-28 "Authorization Response Validation" and RFC 9207 Section 2.4: the comparison is a simple string
+ *   comparison against the issuer recorded with the PKCE verifier and state: no case folding, default-port elision,
+ *   trailing-slash or percent-encoding normalisation. The value compared is the form-decoded one (what
+ *   `URLSearchParams.get('iss')` returns).
  * - A present but empty `iss` is present: it is compared, and mismatches.
  * - On a failure the caller MUST NOT act on or display `error`, `error_description` or `error_uri` of the
- *   response (spec 5.5, RFC 9207 Section 4 on mix-up attacks).
+ *   response (MCP 2026-07-28 "Authorization Response Validation", RFC 9207 Section 4 on mix-up attacks).
  */
 
 /**
@@ -34,7 +36,8 @@ export type IssuerCheckFailure = 'iss_missing' | 'iss_mismatch';
 export type IssuerCheckResult = { ok: true } | { ok: false; reason: IssuerCheckFailure };
 
 /**
- * Applies the spec 5.5 table (RFC 9207 Section 2.4) to an authorization response.
+ * Applies the table of MCP 2026-07-28 "Authorization Response Validation" (RFC 9207 Section 2.4) to an
+ * authorization response.
  *
  * - `issParameterSupported`: the authorization server metadata's `authorization_response_iss_parameter_supported`
  *   (absent counts as `false`).

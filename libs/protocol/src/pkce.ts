@@ -5,8 +5,8 @@
  * - RFC 7636 Section 4.1: `code_verifier = 43*128unreserved`, unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~";
  *   generated from 32 octets of a cryptographically secure random source, base64url-encoded (43 characters).
  * - RFC 7636 Section 4.2: `code_challenge = BASE64URL-ENCODE(SHA256(ASCII(code_verifier)))`, no padding.
- * - OAuth 2.1 Section 4.1.1 / RFC 9700 Section 2.1.1 / spec 5.6 (3): `S256` only; `plain` is refused. Method names
- *   are case-sensitive.
+ * - OAuth 2.1 Section 4.1.1 / RFC 9700 Section 2.1.1 / MCP "Authorization Code Protection": `S256` only; `plain` is
+ *   refused. Method names are case-sensitive.
  * - RFC 7636 Section 4.6: the server recomputes the challenge from the verifier and compares; the comparison here
  *   is constant-time, so a guess leaks nothing through timing.
  */

@@ -2,8 +2,8 @@
  * Matching a requested `redirect_uri` against the registered ones.
  *
  * Rules kept here:
- * - OAuth 2.1 Section 2.3.1 / RFC 9700 Section 2.1 / spec 5.6 (4): exact string comparison against the registered
- *   values; no normalisation of case, percent-encoding, trailing slashes or default ports; no wildcards.
+ * - OAuth 2.1 Section 2.3.1 / RFC 9700 Section 2.1 / MCP "Open Redirection": exact string comparison against the
+ *   registered values; no normalisation of case, percent-encoding, trailing slashes or default ports; no wildcards.
  * - RFC 8252 Section 7.3 / OAuth 2.1 Section 8.4.2: for a registered loopback redirect URI (`http` with host
  *   `127.0.0.1`, `[::1]` or `localhost`) any port is accepted at request time; scheme, host, path and query still
  *   match exactly (`localhost` does not stand for `127.0.0.1`, nor the other way round). The registered URI may

@@ -3,12 +3,13 @@
  *
  * Rules kept here:
  * - RFC 8707 Section 2: a resource indicator is an absolute URI (RFC 3986 Section 4.3), MUST NOT include a
- *   fragment, and is refused with `invalid_target`. Spec 2.5: absolute URI with scheme and host, optional port and
- *   path, no fragment.
- * - RFC 3986 Section 6.2.2.1 and spec 2.5: scheme and host are case-insensitive, the canonical form is lowercase.
+ *   fragment, and is refused with `invalid_target`. MCP "Canonical Server URI": absolute URI with scheme and host,
+ *   optional port and path, no fragment.
+ * - RFC 3986 Section 6.2.2.1 and MCP "Canonical Server URI": scheme and host are case-insensitive, the canonical
+ *   form is lowercase.
  * - RFC 3986 Section 6.2.3: a default port (80 for http, 443 for https) and an empty port are dropped.
- * - Spec 2.5: the form without a trailing slash; an empty or `/` path becomes no path. Any other path and the
- *   query are kept byte for byte: no percent-encoding changes, no dot-segment removal, no case change.
+ * - MCP "Canonical Server URI": the form without a trailing slash; an empty or `/` path becomes no path. Any other
+ *   path and the query are kept byte for byte: no percent-encoding changes, no dot-segment removal, no case change.
  * - RFC 3986 Sections 3.2.1 and 7.6: userinfo is refused (deprecated, and used to make a host look like another).
  * - Only `http` and `https` (the transports MCP authorization is defined for); no whitespace, control characters or
  *   other characters RFC 3986 does not allow in the component they appear in.

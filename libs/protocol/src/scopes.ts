@@ -5,10 +5,10 @@
  * - RFC 6749 Section 3.3: `scope = scope-token *( SP scope-token )`, `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`;
  *   the order does not matter and the tokens are case-sensitive. Anything else is `invalid_scope`, including
  *   empty tokens from leading, trailing or doubled spaces.
- * - Spec 5.1 (6): a broader scope implies narrower ones when deciding sufficiency; the implication is transitive,
- *   and a cycle in the hierarchy neither loops nor fails.
- * - Spec 3.2 and 5.3 (3): step-up asks for the union of previously requested or granted scopes and the scopes of
- *   the current challenge.
+ * - MCP 2026-07-28 "Step-Up Authorization Flow": a broader scope implies narrower ones when deciding sufficiency;
+ *   the implication is transitive, and a cycle in the hierarchy neither loops nor fails.
+ * - MCP 2026-07-28 "Step-Up Authorization Flow" (step 2) and "Scope Selection Strategy": step-up asks for the union
+ *   of previously requested or granted scopes and the scopes of the current challenge.
  */
 import { OAuthError } from './oauth-error.js';
 
@@ -135,7 +135,7 @@ export function missingScopes(
 
 /**
  * Whether the granted scopes cover every required scope, a broader scope implying the narrower ones of the
- * hierarchy (spec 5.1). With nothing required, any grant is sufficient.
+ * hierarchy (MCP 2026-07-28 "Step-Up Authorization Flow"). With nothing required, any grant is sufficient.
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-3.1 RFC 6750 Section 3.1 (insufficient_scope)}
  */

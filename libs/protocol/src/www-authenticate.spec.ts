@@ -22,7 +22,7 @@ describe('parseWwwAuthenticate', () => {
       [{ scheme: 'bearer', params: { resource_metadata: PRM, scope: 'files:read files:write' } }],
     ],
     [
-      'the spec 7.1 insufficient_scope challenge',
+      'the insufficient_scope challenge of MCP 2026-07-28 "Runtime Insufficient Scope Errors"',
       `Bearer error="insufficient_scope", scope="files:write", resource_metadata="${PRM}", error_description="Additional file write permission required"`,
       [
         {

@@ -10,15 +10,18 @@ export interface ConsentChoice {
 
 /**
  * A user-agent for the client SDK that behaves like a person with a browser without JavaScript: it signs in on the
- * authorization server's login page and answers its consent page, keeping cookies between authorizations (so a
+ * authorization server's login page, answers its consent page and clicks "Continue" on its confirmation, keeping cookies between authorizations (so a
  * second authorization finds the session). The callback is never requested: the redirect URI is a loopback one the
  * client would listen on.
  */
 export class FormUserAgent implements UserAgent {
   readonly redirectUris = ['http://127.0.0.1/callback'];
   readonly browser = new HeadlessUserAgent();
-  /** How many times the login page and the consent page were shown. */
-  readonly shown = { login: 0, consent: 0 };
+  /**
+   * How many times the login page, the consent page and the one-click confirmation (a public loopback client
+   * re-authorized without any other click, RFC 8252 8.6) were shown.
+   */
+  readonly shown = { login: 0, consent: 0, confirm: 0 };
 
   constructor(
     private readonly user: { username: string; password: string },
@@ -52,6 +55,10 @@ export class FormUserAgent implements UserAgent {
     if ('username' in form.fields) {
       this.shown.login += 1;
       return this.browser.submit(form, this.user);
+    }
+    if (form.action.endsWith('/continue')) {
+      this.shown.confirm += 1;
+      return this.browser.submit(form, {}, { button: { name: 'decision', value: 'approve' } });
     }
     this.shown.consent += 1;
     const choice = this.consent();

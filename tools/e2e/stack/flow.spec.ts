@@ -35,7 +35,7 @@ describe('the compose stack in containers, driven by the portcullis client and t
     });
     const mcp = await connect(authorizedFetch);
     try {
-      expect(userAgent.shown).toEqual({ login: 1, consent: 1 });
+      expect(userAgent.shown).toEqual({ login: 1, consent: 1, confirm: 0 });
       expect(progress.find((line) => line.startsWith('client_id:'))).toMatch(/regist/i);
       const clientId = (await authorizedFetch.tokens())?.clientId;
       expect(clientId).toMatch(/^dcr_/);
@@ -44,7 +44,7 @@ describe('the compose stack in containers, driven by the portcullis client and t
       const title = `compose stack ${Date.now()}`;
       const created = await mcp.callTool({ name: 'notes_create', arguments: { title } });
       expect(created.isError).toBeFalsy();
-      expect(userAgent.shown).toEqual({ login: 1, consent: 2 });
+      expect(userAgent.shown).toEqual({ login: 1, consent: 2, confirm: 0 });
       expect(text(await mcp.callTool({ name: 'notes_list', arguments: {} }))).toContain(title);
 
       // Past the access token's expiry on the client's clock: one refresh, rotated.

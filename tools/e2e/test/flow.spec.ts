@@ -57,7 +57,7 @@ describe('the client SDK against the real authorization server and protected ser
     });
 
     const mcp = await connect(authorizedFetch, stack.resource);
-    expect(userAgent.shown).toEqual({ login: 1, consent: 1 });
+    expect(userAgent.shown).toEqual({ login: 1, consent: 1, confirm: 0 });
     expect(counts['authorization_code']).toBe(1);
     const tools = await mcp.listTools();
     expect(tools.tools.map((tool) => tool.name).sort()).toEqual([
@@ -74,7 +74,7 @@ describe('the client SDK against the real authorization server and protected ser
     });
     expect(created.isError).toBeFalsy();
     // The step-up needed a new consent (wider scope) but no new sign-in: the session cookie carried over.
-    expect(userAgent.shown).toEqual({ login: 1, consent: 2 });
+    expect(userAgent.shown).toEqual({ login: 1, consent: 2, confirm: 0 });
     expect(counts['authorization_code']).toBe(2);
 
     const listed = await mcp.callTool({ name: 'notes_list', arguments: {} });

@@ -10,7 +10,7 @@ import { canonicalizeResourceUri } from '@portcullis/protocol';
 import { safeUrl } from '@portcullis/metadata';
 import type { AdminCommand } from './admin-command.js';
 
-/** Spec 2.3 and 5.6.2: a redirect URI is https, or http on a loopback host; no fragment. */
+/** MCP "Communication Security": a redirect URI is https, or http on a loopback host; no fragment. */
 const RedirectUri = safeUrl({ httpsUnlessLoopback: true });
 
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];

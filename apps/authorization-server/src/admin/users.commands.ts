@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { GrantRepository, hashPassword, UserRepository } from '@portcullis/authorization';
+import { GrantRepository, UserRepository } from '@portcullis/authorization';
 import type { AdminCommand } from './admin-command.js';
 
 /** `users create|list|delete|set-password`: the people who sign in with the local password form. */
@@ -19,7 +19,7 @@ export const USER_COMMANDS: Readonly<Record<string, AdminCommand>> = {
   },
 
   async 'users list'({ prisma, print }) {
-    const list = await prisma.user.findMany({ orderBy: { createdAt: 'asc' } });
+    const list = await new UserRepository(prisma).list();
     print(
       list.length === 0 ? 'no users' : list.map((u) => `${u.username}\t${u.id}`).join('\n'),
       list.map((u) => ({ id: u.id, username: u.username, created_at: u.createdAt })),
@@ -30,15 +30,11 @@ export const USER_COMMANDS: Readonly<Record<string, AdminCommand>> = {
   /** Ends every login session, revokes every grant (refresh tokens and access tokens) and forgets consents. */
   async 'users delete'({ prisma, argument, print, fail }) {
     if (!argument) return fail('users delete needs a USERNAME', 2);
-    const user = await new UserRepository(prisma).findByUsername(argument);
+    const users = new UserRepository(prisma);
+    const user = await users.findByUsername(argument);
     if (!user) return fail(`no user ${argument}`);
     const grants = await new GrantRepository(prisma).revokeGrantsOf({ userId: user.id });
-    const now = new Date();
-    await prisma.$transaction([
-      prisma.loginSession.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: now } }),
-      prisma.consent.deleteMany({ where: { userId: user.id } }),
-      prisma.user.delete({ where: { id: user.id } }),
-    ]);
+    await users.delete(user.id);
     print(`deleted user ${argument} (${grants} grant(s) revoked)`, {
       deleted: argument,
       id: user.id,
@@ -53,18 +49,15 @@ export const USER_COMMANDS: Readonly<Record<string, AdminCommand>> = {
    */
   async 'users set-password'({ prisma, values, argument, print, fail }) {
     if (!argument) return fail('users set-password needs a USERNAME', 2);
-    const user = await new UserRepository(prisma).findByUsername(argument);
+    const users = new UserRepository(prisma);
+    const user = await users.findByUsername(argument);
     if (!user) return fail(`no user ${argument}`);
     const password = values.password ?? generatedPassword();
-    const now = new Date();
-    const [, sessions] = await prisma.$transaction([
-      prisma.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password) } }),
-      prisma.loginSession.updateMany({ where: { userId: user.id, revokedAt: null }, data: { revokedAt: now } }),
-    ]);
+    const ended = await users.setPassword(user.id, password);
     print(
-      `password of ${argument} changed; ${sessions.count} session(s) signed out` +
+      `password of ${argument} changed; ${ended} session(s) signed out` +
         (values.password ? '' : `\npassword (shown once): ${password}`),
-      { username: argument, ended_sessions: sessions.count, ...(values.password ? {} : { password }) },
+      { username: argument, ended_sessions: ended, ...(values.password ? {} : { password }) },
     );
     return 0;
   },

@@ -27,14 +27,17 @@ describe('login and consent in Chromium', () => {
   let as: AuthorizationServerFixture;
   let browser: Browser;
   let nativeApp: LoopbackServer;
-  let callbackReceived: Promise<URL>;
+  let received: ((url: URL) => void) | undefined;
+
+  /** The next request the native app receives at its callback. */
+  function nextCallback(): Promise<URL> {
+    return new Promise((resolve) => (received = resolve));
+  }
 
   beforeAll(async () => {
-    let received: (url: URL) => void;
-    callbackReceived = new Promise((resolve) => (received = resolve));
     nativeApp = await startLoopbackServer((request, response) => {
       response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('done');
-      if (request.path.startsWith('/callback')) received(new URL(request.path, nativeApp.url));
+      if (request.path.startsWith('/callback')) received?.(new URL(request.path, nativeApp.url));
     });
     // The browser first: when it is missing the suite fails at once, with nothing else started to leak.
     browser = await launchChromium();
@@ -94,7 +97,7 @@ describe('login and consent in Chromium', () => {
       await expect(page.locator('ul.scopes').textContent()).resolves.toContain('Know who you are');
 
       const [callback] = await Promise.all([
-        callbackReceived,
+        nextCallback(),
         page.getByRole('button', { name: 'Allow' }).click(),
       ]);
       await page.waitForURL((url) => url.href === callback.href);
@@ -117,6 +120,49 @@ describe('login and consent in Chromium', () => {
       const token = await redeem(as, client, callback, request);
       expect(token.status).toBe(200);
       expect(token.body).toMatchObject({ token_type: 'Bearer', scope: 'openid notes:read' });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'asks one click before a code goes to an approved loopback client again, on a page that runs under its CSP',
+    async () => {
+      const registered = await as.createClient({
+        name: 'Notes CLI',
+        redirectUris: ['http://127.0.0.1/callback'],
+      });
+      const client: TestClient = { ...registered, redirectUri: `${nativeApp.url}/callback` };
+      const user = await as.createUser();
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const problems = recordPageProblems(page);
+
+      await page.goto(authorizationRequest(as, client).url);
+      await page.locator('input[name="username"]').fill(user.username);
+      await page.locator('input[name="password"]').fill(user.password);
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === '/consent'),
+        page.getByRole('button', { name: 'Sign in' }).click(),
+      ]);
+      await Promise.all([nextCallback(), page.getByRole('button', { name: 'Allow' }).click()]);
+
+      // Signed in and approved: the next request stops on the confirmation, not on the callback.
+      const again = authorizationRequest(as, client);
+      const codesBefore = await as.counts();
+      const confirmation = await page.goto(again.url);
+      expect(new URL(page.url()).pathname).toBe('/continue');
+      expect(confirmation!.status()).toBe(200);
+      expect(await as.counts()).toEqual(codesBefore);
+      await expect(page.locator('h1 strong').textContent()).resolves.toBe('Notes CLI');
+      const [callback] = await Promise.all([
+        nextCallback(),
+        page.getByRole('button', { name: 'Continue' }).click(),
+      ]);
+      expect(callback.searchParams.get('state')).toBe(again.state);
+      expect(callback.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+      expect(problems).toEqual([]);
+      await context.close();
     },
     TIMEOUT,
   );

@@ -2,8 +2,8 @@
  * The MCP SDK's view of a request's authorization, built from the resource server's `AuthInfo`.
  *
  * Rules kept here:
- * - Spec 5.1 (5), RFC 9700 Section 4.10: the SDK's `AuthInfo` type has a `token` member; it is always empty here,
- *   so no tool handler can pass the client's token to an upstream API.
+ * - MCP "Access Token Privilege Restriction", RFC 9700 Section 4.10: the SDK's `AuthInfo` type has a `token`
+ *   member; it is always empty here, so no tool handler can pass the client's token to an upstream API.
  * - The owner of every note and session is the token's issuer and `sub` together; a handler reached without both
  *   refuses to run.
  */

@@ -1,7 +1,7 @@
 /**
  * Decides an MCP request's scopes from its JSON-RPC content, before the MCP SDK sees it, so that a call without
- * the scope is an HTTP 403 with the step-up challenge (spec 7.1) instead of a JSON-RPC error the client's
- * authorization layer would never see.
+ * the scope is an HTTP 403 with the step-up challenge (MCP 2026-07-28 "Runtime Insufficient Scope Errors") instead
+ * of a JSON-RPC error the client's authorization layer would never see.
  *
  * Rules kept here:
  * - `tools/call`: the tool's scopes (TOOL_SCOPES); a name no tool has needs only a valid token, because the SDK
@@ -9,7 +9,8 @@
  * - `resources/read`, `resources/list`: `notes:read`.
  * - TOKEN_ONLY_METHODS, notifications and responses: a valid token.
  * - Any other method: every scope (fail closed).
- * - A batch (JSON array, 2025-03-26) needs the union of its messages' scopes (spec 7.1: all in one challenge).
+ * - A batch (JSON array, 2025-03-26) needs the union of its messages' scopes (MCP 2026-07-28 "Runtime Insufficient
+ *   Scope Errors": all in one challenge).
  * - A body that is not JSON-RPC needs a valid token; the SDK then answers it with a JSON-RPC error.
  */
 import { Injectable } from '@nestjs/common';

@@ -9,7 +9,8 @@ export const NOTES_WRITE = 'notes:write';
 export const NOTES_SCOPES: readonly string[] = Object.freeze([NOTES_READ, NOTES_WRITE]);
 
 /**
- * `notes` grants everything; writing implies reading (spec 5.1 (6): a broader scope satisfies narrower ones).
+ * `notes` grants everything; writing implies reading (MCP 2026-07-28 "Step-Up Authorization Flow": a broader
+ * scope satisfies narrower ones).
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc6749#section-3.3 RFC 6749 Section 3.3}
  */

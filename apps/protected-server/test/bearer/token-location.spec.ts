@@ -32,7 +32,7 @@ function rawStatus(url: string, path: string, authorization: string): Promise<nu
   });
 }
 
-describe('where the access token may be sent (spec 4, 5.1 (1-2), RFC 6750 Section 2)', () => {
+describe('where the access token may be sent (MCP "Token Requirements", RFC 6750 Section 2)', () => {
   let as: TestAuthorizationServer;
   let app: ProtectedServer;
   let token: string;

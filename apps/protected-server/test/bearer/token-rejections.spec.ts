@@ -12,7 +12,7 @@ import {
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-describe('tokens the protected server must not accept (spec 5.1 (4), RFC 9068 Section 4)', () => {
+describe('tokens the protected server must not accept (MCP "Token Handling", RFC 9068 Section 4)', () => {
   let as: TestAuthorizationServer;
   let app: ProtectedServer;
   const now = () => Math.floor(Date.now() / 1000);

@@ -5,7 +5,7 @@ import { bearerChallengeOf, callTool, modernMessage, postMcp, toolJson } from '.
 import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
 import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 
-describe('discovery from the first 401 (spec 3.1 steps 1-2)', () => {
+describe('discovery from the first 401 (MCP "Authorization Flow Steps", RFC 9728 Section 5.1)', () => {
   let as: TestAuthorizationServer;
   let app: ProtectedServer;
 

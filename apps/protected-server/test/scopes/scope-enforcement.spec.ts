@@ -18,7 +18,7 @@ import {
   type TestAuthorizationServer,
 } from '@portcullis/testing';
 
-describe('scopes, decided before the MCP SDK sees the request (spec 5.1 (6), 7.1)', () => {
+describe('scopes, decided before the MCP SDK sees the request (MCP 2026-07-28 "Scope Challenge Handling")', () => {
   let as: TestAuthorizationServer;
   let app: ProtectedServer;
   const tokenWith = (scope: string | undefined) => as.mint({ claims: { aud: app.resource, scope } });

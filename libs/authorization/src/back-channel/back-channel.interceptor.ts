@@ -16,6 +16,7 @@ import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
+import { rawBody } from '../http/raw-body.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import {
   establishedParameters,
@@ -49,7 +50,7 @@ export class BackChannelInterceptor implements NestInterceptor {
       reply: http.getResponse<FastifyReply>(),
       options: this.options,
       // The one place the body is read as sent.
-      rawBody: (request as FastifyRequest & { rawBody?: Buffer }).rawBody,
+      rawBody: rawBody(request),
     };
     contexts.set(request, context);
     for (const check of checks) check.run(context);

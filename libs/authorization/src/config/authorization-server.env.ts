@@ -28,8 +28,8 @@ const seconds = (fallback: number) =>
 
 /**
  * An issuer identifier: the protocol lib's one rule for configured issuers (`issuerIdentifierProblem`): an absolute
- * https URL (RFC 8414 2; spec 5.6.1), or http on a loopback host for development; no query, fragment, userinfo or
- * trailing slash, because it is compared byte for byte.
+ * https URL (RFC 8414 2; MCP "Communication Security"), or http on a loopback host for development; no query,
+ * fragment, userinfo or trailing slash, because it is compared byte for byte.
  */
 export const IssuerEnvSchema = z.string().superRefine((value, context) => {
   const problem = issuerIdentifierProblem(value);

@@ -12,7 +12,10 @@ import type {
  * @see https://www.rfc-editor.org/rfc/rfc8707#section-2
  */
 export interface ResourceDefinition {
-  /** Canonical resource URI (spec 2.5); compared byte for byte with the canonical form of `resource`. */
+  /**
+   * Canonical resource URI (MCP "Canonical Server URI"); compared byte for byte with the canonical form of
+   * `resource`.
+   */
   readonly uri: string;
   /** Scopes the resource defines; also the default when a request names none. */
   readonly scopesSupported: readonly string[];

@@ -1,9 +1,9 @@
-// Rules kept: RFC 6749 6 (refresh request; `scope` may narrow, never widen: `invalid_scope`), spec 5.4.4 and RFC
-// 9700 4.14.2 (rotation on every use; a consumed refresh token presented again revokes the whole family), RFC 8707
-// 2.2 (`resource` must be the granted one), OAuth 2.1 4.3.1 (bound to the client it was issued to). Idle and
-// absolute lifetimes end a family; without `offline_access` it also ends with the login session it came from. Every
-// check that can refuse runs before the refresh token is consumed, so a refused request leaves it usable and only a
-// token actually used counts as reused.
+// Rules kept: RFC 6749 6 (refresh request; `scope` may narrow, never widen: `invalid_scope`), MCP "Token Theft"
+// and RFC 9700 4.14.2 (rotation on every use; a consumed refresh token presented again revokes the whole
+// family), RFC 8707 2.2 (`resource` must be the granted one), OAuth 2.1 4.3.1 (bound to the client it was issued
+// to). Idle and absolute lifetimes end a family; without `offline_access` it also ends with the login session it
+// came from. Every check that can refuse runs before the refresh token is consumed, so a refused request leaves it
+// usable and only a token actually used counts as reused.
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenResponse } from '@portcullis/extensions';
 import { OAuthError, parseScope } from '@portcullis/protocol';
@@ -11,6 +11,7 @@ import type { AuthorizationGrant } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
+import { SessionRepository } from '../sessions/session.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
 import { assertSameResource, refreshExpiry } from './authorization-code.grant.js';
 import type { TokenGrant } from './token-grant.js';
@@ -23,6 +24,7 @@ export class RefreshTokenGrant implements TokenGrant {
 
   constructor(
     private readonly grants: GrantRepository,
+    private readonly sessions: SessionRepository,
     private readonly issuer: TokenIssuer,
   ) {}
 
@@ -98,7 +100,7 @@ export class RefreshTokenGrant implements TokenGrant {
 
   async #sessionAlive(sessionId: string | null): Promise<boolean> {
     if (!sessionId) return false;
-    const session = await this.grants.findGrantSession(sessionId);
+    const session = await this.sessions.find(sessionId);
     return session !== null && session.revokedAt === null && session.expiresAt.getTime() > Date.now();
   }
 }

@@ -7,6 +7,7 @@ import {
 } from '../config/authorization-server.options.js';
 import { SIGNING_ALGORITHM, SigningKeysService } from '../keys/signing-keys.service.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
+import { SessionRepository } from '../sessions/session.repository.js';
 
 /** An access token this server signed, still within its lifetime, with its issuance record. */
 export interface IssuedAccessToken {
@@ -46,6 +47,7 @@ export class IssuedTokens {
   constructor(
     private readonly keys: SigningKeysService,
     private readonly grants: GrantRepository,
+    private readonly sessions: SessionRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {}
 
@@ -74,7 +76,7 @@ export class IssuedTokens {
     if (grant.revokedAt !== null || grant.absoluteExpiresAt <= now) return false;
     if (grant.offlineAccess) return true;
     if (!grant.sessionId) return false;
-    const session = await this.grants.findGrantSession(grant.sessionId);
+    const session = await this.sessions.find(grant.sessionId);
     return session !== null && session.revokedAt === null && session.expiresAt > now;
   }
 

@@ -5,7 +5,6 @@ import {
   type AccessToken,
   type AuthorizationCode,
   type AuthorizationGrant,
-  type LoginSession,
   type RefreshToken,
 } from '@portcullis/persistence';
 
@@ -161,14 +160,6 @@ export class GrantRepository {
 
   findGrant(id: string): Promise<AuthorizationGrant | null> {
     return this.prisma.authorizationGrant.findUnique({ where: { id } });
-  }
-
-  /**
-   * The login session a grant was authorized in (its `sessionId`), whether or not it is still alive: a family
-   * granted without `offline_access` ends with it.
-   */
-  findGrantSession(sessionId: string): Promise<LoginSession | null> {
-    return this.prisma.loginSession.findUnique({ where: { id: sessionId } });
   }
 
   /**

@@ -29,4 +29,27 @@ export class UserRepository {
     });
     return count === 1;
   }
+
+  list(): Promise<User[]> {
+    return this.prisma.user.findMany({ orderBy: { createdAt: 'asc' } });
+  }
+
+  /** Deletes the user in one transaction with its consents, after ending its live login sessions. */
+  async delete(userId: string, now = new Date()): Promise<void> {
+    await this.prisma.$transaction([
+      this.prisma.loginSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } }),
+      this.prisma.consent.deleteMany({ where: { userId } }),
+      this.prisma.user.delete({ where: { id: userId } }),
+    ]);
+  }
+
+  /** Sets a new password and ends the user's live login sessions, in one transaction; returns how many ended. */
+  async setPassword(userId: string, password: string, now = new Date()): Promise<number> {
+    const passwordHash = await hashPassword(password);
+    const [, sessions] = await this.prisma.$transaction([
+      this.prisma.user.update({ where: { id: userId }, data: { passwordHash } }),
+      this.prisma.loginSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } }),
+    ]);
+    return sessions.count;
+  }
 }

@@ -8,8 +8,8 @@
  *   disagree about it (no whitespace, no backslash, no raw non-ASCII).
  * - No userinfo (RFC 3986 3.2.1 deprecates it; `https://good.example@evil.example` misleads readers).
  * - http and https URLs have a host (RFC 9110 4.2.1).
- * - Optionally: only listed schemes; https unless the host is loopback (spec 5.6.1, RFC 8252 8.3); no fragment
- *   (RFC 6749 3.1, 3.1.2); no query (RFC 8414 2 for `issuer`).
+ * - Optionally: only listed schemes; https unless the host is loopback (MCP "Communication Security", RFC 8252
+ *   8.3); no fragment (RFC 6749 3.1, 3.1.2); no query (RFC 8414 2 for `issuer`).
  */
 import { isLoopbackHost } from '@portcullis/protocol';
 import { z } from 'zod';

@@ -1,8 +1,8 @@
 /**
  * What a protected handler learns about the request's access token: who, through which client, with which
  * scopes, for which audience, until when. Never the token itself: a handler that holds no token cannot pass it
- * through to an upstream API (spec 5.1 (5); RFC 9700 Section 4.10 on token replay), so the rule holds by
- * construction rather than by review.
+ * through to an upstream API (MCP "Access Token Privilege Restriction"; RFC 9700 Section 4.10 on token replay), so
+ * the rule holds by construction rather than by review.
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc9068#section-2.2 RFC 9068 Section 2.2 (the claims it comes from)}
  * @see {@link https://www.rfc-editor.org/rfc/rfc7662#section-2.2 RFC 7662 Section 2.2 (the introspection members)}

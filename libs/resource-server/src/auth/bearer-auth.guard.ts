@@ -10,7 +10,8 @@
  * 5. No bearer token: 401 with the challenge and no error (RFC 6750 Section 3.1).
  * 6. The token, through passport and the token verifier: 401 `invalid_token` (or 503 when the authorization
  *    server cannot be reached).
- * 7. Scope sufficiency with the hierarchy (spec 5.1 (6)): 403 `insufficient_scope` naming every needed scope.
+ * 7. Scope sufficiency with the hierarchy (MCP 2026-07-28 "Step-Up Authorization Flow"): 403 `insufficient_scope`
+ *    naming every needed scope.
  * The request then carries the {@link AuthInfo} (see `CurrentAuth`), never the token.
  */
 import { Inject, Injectable, type CanActivate, type ExecutionContext, type Type } from '@nestjs/common';

@@ -3,9 +3,11 @@ import type { Type } from '@nestjs/common';
 /**
  * Decides per request which scopes an operation needs, for routes whose scope depends on the request itself (an MCP
  * endpoint: the JSON-RPC method and the tool name). It runs before the token is checked, so a missing token's 401
- * already names the scopes the operation needs (spec 5.3 (2a)).
+ * already names the scopes the operation needs (MCP 2026-07-28 "Scope Selection Strategy": clients use the `scope`
+ * of the initial 401 challenge first).
  *
- * Return every scope the operation needs (spec 7.1: all of them in one challenge), `[]` for "any valid token".
+ * Return every scope the operation needs (MCP 2026-07-28 "Runtime Insufficient Scope Errors": all of them in one
+ * challenge), `[]` for "any valid token".
  * Throwing an `OAuthError` (for example `invalid_request`) refuses the request with that error.
  *
  * @example

@@ -112,10 +112,12 @@ function resolveResource(resource: string): { resource: string; metadataUrl: str
   try {
     canonical = canonicalizeResourceUri(resource);
   } catch {
-    fail('resource must be an absolute http(s) URI without fragment or userinfo (spec 2.5)');
+    fail(
+      'resource must be an absolute http(s) URI without fragment or userinfo (MCP "Canonical Server URI")',
+    );
   }
   if (!EndpointUrlSchema.safeParse(canonical).success) {
-    fail('resource must be https, or http on a loopback host (spec 5.6)');
+    fail('resource must be https, or http on a loopback host (MCP "Communication Security")');
   }
   // The path-inserted URL comes first (RFC 9728 Section 3.1); it is the only one this resource serves.
   const metadataUrl = protectedResourceMetadataUrls(canonical)[0] ?? fail('resource has no metadata URL');
@@ -126,7 +128,10 @@ function resolveResource(resource: string): { resource: string; metadataUrl: str
 
 function resolveIssuers(issuers: readonly string[] | undefined): string[] {
   if (!Array.isArray(issuers) || issuers.length === 0) {
-    fail('authorizationServers must list at least one issuer (spec 5.2: authorization_servers is required)');
+    fail(
+      'authorizationServers must list at least one issuer ' +
+        '(MCP "Authorization Server Location": authorization_servers is required)',
+    );
   }
   for (const issuer of issuers) {
     const problem = typeof issuer === 'string' ? issuerIdentifierProblem(issuer) : 'must be a string';
@@ -139,7 +144,8 @@ function resolveScopes(scopes: readonly string[] | undefined): string[] {
   const list = [...new Set(scopes ?? [])];
   for (const scope of list) {
     if (!isScopeToken(scope)) fail(`scopesSupported: "${scope}" is not an RFC 6749 scope-token`);
-    if (scope === 'offline_access') fail('scopesSupported must not list offline_access (spec 5.4)');
+    if (scope === 'offline_access')
+      fail('scopesSupported must not list offline_access (MCP 2026-07-28 "Refresh Tokens")');
   }
   return list;
 }

@@ -2,10 +2,11 @@
  * The Protected Resource Metadata document (RFC 9728) of this resource.
  *
  * Rules kept here:
- * - Spec 2.1, RFC 9728 Section 2: `resource` is the canonical resource URI, the same string tokens must carry as
- *   `aud` (RFC 9728 Section 3.3 lets clients compare it with the URL they use); `authorization_servers` lists at
- *   least one issuer; `scopes_supported` never lists `offline_access`; `bearer_methods_supported` is `["header"]`,
- *   the only method this resource accepts.
+ * - RFC 9728 Section 2, MCP "Canonical Server URI", "Authorization Server Location" and 2026-07-28 "Refresh
+ *   Tokens": `resource` is the canonical resource URI, the same string tokens must carry as `aud` (RFC 9728
+ *   Section 3.3 lets clients compare it with the URL they use); `authorization_servers` lists at least one issuer;
+ *   `scopes_supported` never lists `offline_access`; `bearer_methods_supported` is `["header"]`, the only method
+ *   this resource accepts.
  * - Extensions add fields, never replace the host's (the registry refuses RFC 9728 member names, and the host's
  *   fields are written last).
  * - The document is checked against `ProtectedResourceMetadataSchema` at boot, so a resource cannot start while

@@ -1,6 +1,6 @@
-// Rules kept: OAuth 2.1 4.1.1 and spec 5.6.3 (PKCE REQUIRED: `code_challenge` on every request), RFC 7636 4.2 and
-// 4.3 (S256 only here: `plain` offers nothing over no PKCE and is refused; an absent method means `plain`, so it
-// is refused too), RFC 7636 4.2 (a S256 challenge is exactly 43 base64url characters).
+// Rules kept: OAuth 2.1 4.1.1 and MCP "Authorization Code Protection" (PKCE REQUIRED: `code_challenge` on every
+// request), RFC 7636 4.2 and 4.3 (S256 only here: `plain` offers nothing over no PKCE and is refused; an absent
+// method means `plain`, so it is refused too), RFC 7636 4.2 (a S256 challenge is exactly 43 base64url characters).
 import { isS256CodeChallenge, OAuthError, PKCE_METHOD_S256 } from '@portcullis/protocol';
 import type { AuthorizationCheck } from '../authorization-check.js';
 

@@ -1,6 +1,6 @@
-// Rules kept: OAuth 2.1 2.3.1 and spec 5.6.4 (exact string match with a registered redirect URI, the one exception,
-// RFC 8252 7.3 and OAuth 2.1 8.4.2, being any port on a registered http loopback URI: 127.0.0.1, [::1] or
-// localhost, each standing only for itself); RFC 6749 4.1.2.1 (a missing, invalid or
+// Rules kept: OAuth 2.1 2.3.1 and MCP "Open Redirection" (exact string match with a registered redirect URI, the
+// one exception, RFC 8252 7.3 and OAuth 2.1 8.4.2, being any port on a registered http loopback URI: 127.0.0.1,
+// [::1] or localhost, each standing only for itself); RFC 6749 4.1.2.1 (a missing, invalid or
 // mismatching redirect URI is told to the user, never redirected to); RFC 6749 3.1.2.3 (`redirect_uri` may be
 // omitted only when exactly one is registered). Matching is `redirectUriMatches` of the protocol lib: no
 // normalisation, so `/cb/../x`, `%63b`, `:443`, `HTTPS:`, a trailing `/`, `?x=1`, `#f` and `localhost` for

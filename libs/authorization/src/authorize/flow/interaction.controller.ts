@@ -1,6 +1,7 @@
 import { Controller, Get, HttpCode, Post, Req, Res, UseGuards, type Type } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CookieExchange } from '../../http/cookies.js';
+import { rawBody } from '../../http/raw-body.js';
 import { RequestParameters } from '../../http/request-parameters.js';
 import { RateLimit, RateLimitGuard } from '../../throttling/rate-limit.guard.js';
 import { errorPage } from '../pages/error.page.js';
@@ -31,7 +32,7 @@ export function interactionController(steps: readonly InteractionStepType[]): Ty
     }
 
     async submit(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-      const form = RequestParameters.fromForm((request as FastifyRequest & { rawBody?: Buffer }).rawBody);
+      const form = RequestParameters.fromForm(rawBody(request));
       if (refusedUnsafe(reply, form)) return;
       const cookies = new CookieExchange(request.headers.cookie);
       answer(reply, await this.interactions.submit(this.#stepPath(request), form, cookies), cookies);

@@ -1,6 +1,6 @@
 /**
  * Rules kept here:
- * - Spec 4 and 5.1 (2): access tokens MUST NOT appear in the URI query string. RFC 9700 Section 4.3.2 forbids
+ * - MCP "Token Requirements": access tokens MUST NOT appear in the URI query string. RFC 9700 Section 4.3.2 forbids
  *   RFC 6750 Section 2.3's query method, because URLs end up in logs, histories and Referer headers.
  * - RFC 6750 Section 3.1: a request that tries is malformed: `invalid_request`, 400, whether or not it also sends
  *   a header (a token in two places is the same error).

@@ -1,7 +1,7 @@
 /**
  * Rules kept here:
  * - RFC 9068 Sections 2.2 and 4: `exp` is required and the token is rejected once it has passed; OAuth 2.1
- *   Section 5.2 and spec 7: an expired token is `invalid_token` (401).
+ *   Section 5.2 and MCP "Token Handling": an expired token is `invalid_token` (401).
  * - RFC 7519 Sections 4.1.4 and 4.1.5: "some small leeway" for clock skew on `exp` and `nbf`; a token used
  *   before `nbf` is rejected.
  * - RFC 7519 Section 4.1.6: `iat` is a NumericDate; a token issued in the future (beyond the leeway) is not

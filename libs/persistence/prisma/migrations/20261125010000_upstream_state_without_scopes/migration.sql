@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "upstream_states" DROP COLUMN "approved_scopes";
