@@ -3,14 +3,16 @@
  * authorization flow when the resource asks for it.
  *
  * Rules kept here:
- * - Spec 5.1 (1-3): the token goes in the `Authorization` header of every request to the resource, never in the
- *   URL, never to another origin, and not past a cross-origin redirect (`resource-request.ts`).
- * - Spec 3.1 and 5.2 (2): a 401 runs the flow (or a refresh, see `ResourceSession`) and the request is retried
- *   with the new token. A resource that rejects a token just issued for it is not asked again (`token_rejected`).
- * - Spec 3.2 and 8: a 403 `insufficient_scope` runs a step-up and a retry, at most `maxAuthorizationAttempts`
- *   authorizations per request (3 by default: the conformance suite's limit); past it, and for later requests of an
- *   operation that exhausted it without ever succeeding, `step_up_exhausted`. Attempts are tracked per resource and
- *   operation (spec 3.2 (4)) and forgotten once the operation succeeds.
+ * - MCP "Token Requirements" and "Token Handling": the token goes in the `Authorization` header of every request to
+ *   the resource, never in the URL, never to another origin, and not past a cross-origin redirect
+ *   (`resource-request.ts`).
+ * - MCP "Authorization Flow Steps" and 2026-07-28 "Protected Resource Metadata Discovery Requirements": a 401 runs
+ *   the flow (or a refresh, see `ResourceSession`) and the request is retried with the new token. A resource that
+ *   rejects a token just issued for it is not asked again (`token_rejected`).
+ * - MCP 2026-07-28 "Step-Up Authorization Flow": a 403 `insufficient_scope` runs a step-up and a retry, at most
+ *   `maxAuthorizationAttempts` authorizations per request (3 by default: the conformance suite's limit); past it,
+ *   and for later requests of an operation that exhausted it without ever succeeding, `step_up_exhausted`. Attempts
+ *   are tracked per resource and operation, as that section recommends, and forgotten once the operation succeeds.
  * - Requests to other URLs pass through untouched, and so does a response from outside the resource that a
  *   redirect led to: its challenge is not the resource's.
  */

@@ -1,10 +1,11 @@
 /**
- * Progress reporting: one event per step of the flow of spec 3.1, so a command line can print one line each.
+ * Progress reporting: one event per step of the flow of MCP "Authorization Flow Steps", so a command line can
+ * print one line each.
  * Events carry URLs, issuers, client IDs and scopes only; never a token, code, verifier or secret.
  */
 
 /**
- * The steps of the authorization flow, in the order of spec 3.1, plus refresh and step-up.
+ * The steps of the authorization flow, in the order of MCP "Authorization Flow Steps", plus refresh and step-up.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9728#section-5
  */

@@ -232,6 +232,26 @@ describe('the redirect trust policy of the authorization endpoint and the consen
       expectRedirect(cancelled, 'access_denied', request.state);
     });
 
+    it("does not count another browser's sign-in as this browser's click (a handle sent to a victim)", async () => {
+      const client = await as.createClient({ redirectUris: [REDIRECT_URI] });
+      const victim = await approvedOnce(client);
+      // Someone else starts an authorization for the client, signs in (an action, in their browser) and stops on
+      // the consent page; then gets the victim's browser to open that page's URL.
+      const attacker = new HeadlessUserAgent();
+      const intruder = await as.createUser();
+      const request = authorizationRequest(as, client);
+      const login = await attacker.follow(await attacker.get(request.url));
+      const consent = await attacker.follow(
+        await attacker.submit(login.form(), { username: intruder.username, password: intruder.password }),
+      );
+      expect(new URL(consent.url).pathname).toBe('/consent');
+      const before = await as.counts();
+      const opened = await victim.get(consent.url);
+      expect(opened.status).toBe(303);
+      expect(new URL(opened.location!).pathname).toBe('/continue');
+      expect(await as.counts()).toEqual(before);
+    });
+
     it('asks no click after a sign-in or a consent in the same flow, and refuses prompt=none', async () => {
       const client = await as.createClient({ redirectUris: [REDIRECT_URI] });
       const user = await as.createUser();

@@ -184,4 +184,28 @@ describe("the proxy's redirect trust policy and its one consent page per flow", 
     expect(other.stoppedAt?.searchParams.get('code')).toBeTruthy();
     expect(proxyConsentPages(other.pages)).toEqual(['session-consent']);
   });
+
+  it('does not let an approval made in one browser send another browser upstream (a handle sent to a victim)', async () => {
+    const client = await proxy.createClient({ origin: 'dynamic' });
+    const attacker = new HeadlessUserAgent();
+    const first = await walk(
+      attacker,
+      await attacker.get(authorizationRequest(proxy, client, RESOURCE).url),
+      REDIRECT_URI,
+      { consent: 'leave' },
+    );
+    const pageUrl = first.response.url;
+    // The attacker approves in their own browser (which would go upstream), then sends the page's URL to a victim.
+    const approved = await attacker.submit(
+      first.response.form(),
+      {},
+      { button: { name: 'decision', value: 'approve' } },
+    );
+    expect(approved.location).toMatch(new RegExp(`^${upstream.issuer}/auth`));
+    const victim = new HeadlessUserAgent();
+    const opened = await nothingWritten(victim, pageUrl);
+    expect(opened.status).toBe(200);
+    expect(opened.location).toBeUndefined();
+    expect(opened.form().action).toBe(`${proxy.issuer}/upstream/consent`);
+  });
 });

@@ -2,12 +2,13 @@
  * Reading the protected resource's `Bearer` challenge.
  *
  * Rules kept here:
- * - Spec 5.2 (2) and RFC 9728 Section 5.1: a 401 carries `WWW-Authenticate: Bearer resource_metadata="…"`;
+ * - MCP 2025-06-18 "Authorization Server Location", 2026-07-28 "Protected Resource Metadata Discovery
+ *   Requirements" and RFC 9728 Section 5.1: a 401 carries `WWW-Authenticate: Bearer resource_metadata="…"`;
  *   clients MUST parse it.
  * - RFC 6750 Section 3: `error` (`invalid_token`, `insufficient_scope`, ...) and `scope` are auth-params of the
  *   `Bearer` challenge; other schemes in the same field are ignored.
- * - Spec 5.3 (1): the challenged scopes are authoritative for the operation; a malformed `scope` value is treated
- *   as absent rather than guessed at.
+ * - MCP 2026-07-28 "Scope Selection Strategy": the challenged scopes are authoritative for the operation; a
+ *   malformed `scope` value is treated as absent rather than guessed at.
  */
 import { parseScope, parseWwwAuthenticate } from '@portcullis/protocol';
 

@@ -3,7 +3,7 @@
  * plain http off loopback, ...) is `unsafe_endpoint`, anything else the caller's code.
  *
  * Rules kept here: the metadata lib's `safeUrl` marks refused URLs with `params.urlProblem` (RFC 6819 4.4.1.5;
- * spec 5.6 (1): authorization server endpoints are https).
+ * MCP "Communication Security": authorization server endpoints are https).
  */
 import type { z } from 'zod';
 import { PortcullisError, type PortcullisErrorCode } from '../errors/portcullis-error.js';

@@ -3,10 +3,10 @@
  * never messages).
  *
  * Rules kept here:
- * - Spec 5.5 and RFC 9207 Section 4: an authorization response whose `state` or `iss` failed its check is never
- *   shown or acted on, so errors raised for those failures carry no `error`, `error_description` or `error_uri`
- *   from the response; only {@link PortcullisError.authorizationServerError} carries them, and only after both
- *   checks passed.
+ * - MCP 2026-07-28 "Authorization Response Validation" and RFC 9207 Section 4: an authorization response whose
+ *   `state` or `iss` failed its check is never shown or acted on, so errors raised for those failures carry no
+ *   `error`, `error_description` or `error_uri` from the response; only
+ *   {@link PortcullisError.authorizationServerError} carries them, and only after both checks passed.
  * - Tokens and secrets never reach an error: `details` holds URLs, issuers, scopes and codes only.
  */
 
@@ -58,7 +58,10 @@ export const PORTCULLIS_ERROR_CODES = [
   'unsupported_token_type',
   /** A refresh token was rejected with `invalid_grant` (the caller starts a new authorization). */
   'refresh_rejected',
-  /** Step-up authorization did not satisfy the resource within the attempt limit (spec 3.2). */
+  /**
+   * Step-up authorization did not satisfy the resource within the attempt limit (MCP 2026-07-28 "Step-Up
+   * Authorization Flow").
+   */
   'step_up_exhausted',
   /** The resource rejected a token that was just issued for it. */
   'token_rejected',

@@ -79,7 +79,8 @@ export interface Discovery {
 }
 
 /**
- * Spec 3.1 steps 3 and 4: the PRM (checked against the resource) and the chosen server's checked metadata.
+ * MCP "Authorization Flow Steps", the two metadata requests: the PRM (checked against the resource) and the
+ * chosen server's checked metadata.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9728#section-3
  * @see https://www.rfc-editor.org/rfc/rfc8414#section-3
@@ -121,7 +122,8 @@ export async function discover(
 }
 
 /**
- * Why an authorization runs: first access (scopes of spec 5.3 (2)) or step-up (spec 3.2).
+ * Why an authorization runs: first access (scopes of MCP 2026-07-28 "Scope Selection Strategy") or step-up
+ * ("Step-Up Authorization Flow").
  *
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */

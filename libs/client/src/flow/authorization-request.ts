@@ -23,7 +23,7 @@ import { OFFLINE_ACCESS } from './scope-selection.js';
 export interface PendingAuthorization {
   readonly state: string;
   readonly codeVerifier: string;
-  /** The issuer recorded from validated metadata (spec 5.5). */
+  /** The issuer recorded from validated metadata (MCP 2026-07-28 "Authorization Response Validation"). */
   readonly issuer: string;
   /** The metadata's `authorization_response_iss_parameter_supported`, as the revision reads it. */
   readonly issParameterSupported: boolean;

@@ -33,7 +33,7 @@ function codeOf(run: () => unknown): string | undefined {
   }
 }
 
-describe('the authorization response checks (spec 5.5, RFC 9207 Section 2.4)', () => {
+describe('the authorization response checks (MCP 2026-07-28 "Authorization Response Validation", RFC 9207 2.4)', () => {
   it('runs state, then iss, then the error response, then the code check', () => {
     expect(CALLBACK_CHECKS).toEqual([stateCheck, issCheck, errorResponseCheck, codeCheck]);
   });

@@ -2,13 +2,15 @@
  * Checking the authorization response before its code is redeemed, with the checks in this order:
  *
  * 1. the callback is at this request's redirect URI and repeats no parameter (`invalid_callback`);
- * 2. `state` (`state_mismatch`, spec 5.6 (5));
- * 3. `iss` (`iss_missing`, `iss_mismatch`, spec 5.5 / RFC 9207 Section 2.4);
+ * 2. `state` (`state_mismatch`, MCP "Open Redirection");
+ * 3. `iss` (`iss_missing`, `iss_mismatch`, MCP 2026-07-28 "Authorization Response Validation" / RFC 9207
+ *    Section 2.4);
  * 4. an error response, shown only now (`authorization_denied`);
  * 5. a `code` is present (`invalid_callback`).
  *
  * Rules kept here:
- * - Spec 3.1 (9) and 5.5: all of these run before the code is sent to any token endpoint.
+ * - MCP 2026-07-28 "Authorization Flow Steps" and "Authorization Response Validation": all of these run before the
+ *   code is sent to any token endpoint.
  * - RFC 9207 Section 2.4: `iss` is compared after form-decoding (URLSearchParams decodes).
  * - RFC 6749 Section 3.1: a parameter sent more than once makes the response invalid (two parsers could pick
  *   different values), so the response is discarded before anything is read from it.

@@ -4,8 +4,8 @@
  * spec happen before, in this SDK, on documents that passed them.
  *
  * Rules kept here:
- * - Spec 5.6 (1): endpoints are https; plain http reaches openid-client only for a loopback host (the metadata
- *   schema refuses it anywhere else), which is the one case `allowInsecureRequests` is switched on.
+ * - MCP "Communication Security": endpoints are https; plain http reaches openid-client only for a loopback host
+ *   (the metadata schema refuses it anywhere else), which is the one case `allowInsecureRequests` is switched on.
  * - Under a revision without `iss-validation` (2025-06-18) the `authorization_response_iss_parameter_supported`
  *   flag is not passed on, so openid-client's own RFC 9207 check does not apply rules of a later revision.
  * - RFC 6749 Section 2.3.1: `client_secret_basic` or `client_secret_post` with a secret, else `none` (public

@@ -5,7 +5,8 @@ import { selectInitialScopes, selectStepUpScopes, withOfflineAccess } from './sc
 const latest = getRevision('2026-07-28');
 const earlier = getRevision('2025-06-18');
 
-describe('scope selection (spec 5.3, 3.2, 5.4)', () => {
+// MCP 2026-07-28 "Scope Selection Strategy", "Step-Up Authorization Flow" and "Refresh Tokens".
+describe('scope selection', () => {
   it.each([
     ['the challenge scope when present', ['files:read'], ['a', 'b'], ['files:read']],
     ['the challenge scope even when it is outside scopes_supported', ['other'], ['a'], ['other']],

@@ -15,11 +15,11 @@
 import { unionScopes } from '@portcullis/protocol';
 import type { Revision } from '@portcullis/revisions';
 
-/** The refresh-token scope of OpenID Connect Core 1.0 Section 11, which MCP reuses (spec 5.4 (2)). */
+/** The refresh-token scope of OpenID Connect Core 1.0 Section 11, which MCP 2026-07-28 "Refresh Tokens" reuses. */
 export const OFFLINE_ACCESS = 'offline_access';
 
 /**
- * The initial scope set of spec 5.3 (2).
+ * The initial scope set of MCP 2026-07-28 "Scope Selection Strategy".
  *
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3
  * @see https://www.rfc-editor.org/rfc/rfc9728#section-2
@@ -33,7 +33,8 @@ export function selectInitialScopes(input: {
 }
 
 /**
- * The scope set for a re-authorization after an `insufficient_scope` challenge (spec 3.2 (2)).
+ * The scope set for a re-authorization after an `insufficient_scope` challenge (MCP 2026-07-28 "Step-Up
+ * Authorization Flow", step 2).
  *
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */
@@ -50,7 +51,8 @@ export function selectStepUpScopes(input: {
 }
 
 /**
- * The scopes to send: the resource scopes, plus `offline_access` when spec 5.4 (2) allows and the client wants it.
+ * The scopes to send: the resource scopes, plus `offline_access` when MCP 2026-07-28 "Refresh Tokens" allows and
+ * the client wants it.
  *
  * @see https://openid.net/specs/openid-connect-core-1_0.html#OfflineAccess
  */

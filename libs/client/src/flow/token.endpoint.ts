@@ -2,14 +2,14 @@
  * The token endpoint: redeeming the code and refreshing, through openid-client, and reading the result.
  *
  * Rules kept here:
- * - Spec 2.4 and 3.1 (10): the token request carries `code_verifier` and `resource` (RFC 8707 Section 2, the same
- *   value as the authorization request).
+ * - MCP "Authorization Flow Steps" and "Resource Parameter Implementation": the token request carries
+ *   `code_verifier` and `resource` (RFC 8707 Section 2, the same value as the authorization request).
  * - RFC 6749 Section 6 and RFC 8707 Section 2: a refresh sends `resource` too; `invalid_grant` means the refresh token is dead
  *   and a new authorization is needed (`refresh_rejected`).
  * - RFC 6749 Section 5.1 / RFC 6750: only `Bearer` tokens are used; tokens are `1*VSCHAR` (the metadata schema), so
  *   a token can never inject a header line.
- * - Spec 5.4 (3): a refresh token is never assumed; when a refresh response has none, the previous one is kept
- *   (RFC 6749 Section 6: the server MAY issue a new one).
+ * - MCP 2026-07-28 "Refresh Tokens": a refresh token is never assumed; when a refresh response has none, the
+ *   previous one is kept (RFC 6749 Section 6: the server MAY issue a new one).
  * - Token endpoint error responses (RFC 6749 Section 5.2) are not authorization responses: their `error` may be
  *   shown.
  */

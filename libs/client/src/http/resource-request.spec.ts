@@ -10,7 +10,7 @@ interface Seen {
   readonly body: string;
 }
 
-describe('sending requests to the protected resource (spec 5.1, RFC 6750 Section 2.1)', () => {
+describe('sending requests to the protected resource (MCP "Token Requirements", RFC 6750 Section 2.1)', () => {
   const servers: RunningServer[] = [];
   const seen: Seen[] = [];
   afterEach(async () => {

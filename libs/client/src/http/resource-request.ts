@@ -2,14 +2,15 @@
  * Sending a request to the protected resource with its bearer token, as many times as the flow needs.
  *
  * Rules kept here:
- * - Spec 5.1 (1, 2) and RFC 6750 Section 2.1: the access token goes in the `Authorization: Bearer` header of every
- *   request to the resource, never in the URL.
- * - Spec 5.1 (3), RFC 9700 Section 4.13 and the fetch standard (HTTP-redirect fetch, step 13): the token is
- *   attached only to requests to the resource's origin and path; on a redirect to another origin the
+ * - MCP "Token Requirements" and RFC 6750 Section 2.1: the access token goes in the `Authorization: Bearer` header
+ *   of every request to the resource, never in the URL.
+ * - MCP "Token Handling", RFC 9700 Section 4.13 and the fetch standard (HTTP-redirect fetch, step 13): the token
+ *   is attached only to requests to the resource's origin and path; on a redirect to another origin the
  *   `Authorization` header is dropped, and stays dropped for the rest of the redirect chain.
  * - Redirects are followed here (so the rule above can be kept) with the fetch standard's method rewriting: 303,
  *   and 301/302 after a POST, continue as a body-less GET. A caller's `redirect: 'manual'` or `'error'` is kept.
- * - The body is buffered once, so the request can be sent again after an authorization (spec 3.1 (11)).
+ * - The body is buffered once, so the request can be sent again after an authorization (MCP "Authorization Flow
+ *   Steps").
  */
 import type { FetchLike } from './http.js';
 import { discardBody } from './http.js';

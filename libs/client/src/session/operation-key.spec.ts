@@ -4,7 +4,7 @@ import { operationKey } from './operation-key.js';
 const url = new URL('http://127.0.0.1/mcp');
 const body = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
-describe('operation keys for step-up tracking (spec 3.2 (4))', () => {
+describe('operation keys for step-up tracking (MCP 2026-07-28 "Step-Up Authorization Flow")', () => {
   it('tells tool calls apart by tool name', () => {
     const create = operationKey(
       'POST',

@@ -1,9 +1,10 @@
 /**
  * What "the same operation" means for step-up tracking.
  *
- * Rules kept here: spec 3.2 (4): clients SHOULD track scope upgrade attempts per resource and operation. An
- * operation is the HTTP method and path, and for a JSON-RPC request (MCP over Streamable HTTP) its `method` and the
- * tool, prompt or resource it names, so `tools/call notes_create` and `tools/call notes_list` are tracked apart.
+ * Rules kept here: MCP 2026-07-28 "Step-Up Authorization Flow": clients SHOULD track scope upgrade attempts per
+ * resource and operation. An operation is the HTTP method and path, and for a JSON-RPC request (MCP over Streamable
+ * HTTP) its `method` and the tool, prompt or resource it names, so `tools/call notes_create` and
+ * `tools/call notes_list` are tracked apart.
  */
 
 /**

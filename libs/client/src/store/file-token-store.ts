@@ -2,11 +2,11 @@
  * A token store in one encrypted file.
  *
  * Rules kept here:
- * - Spec 5.4 (1): the file (mode 0600, in a 0700 directory) holds the store sealed with AES-256-GCM
- *   (`token-encryption.ts`); tokens and secrets are never written in clear.
- * - Spec 5.4 (4), rotation: a rotated refresh token is persisted before it is used. `saveTokens` resolves only
- *   after the new file has replaced the old one (write to a temporary file, then rename, which is atomic on POSIX
- *   file systems), so a crash leaves either the old or the new store, never half of one.
+ * - MCP 2026-07-28 "Refresh Tokens" (confidential storage): the file (mode 0600, in a 0700 directory) holds the
+ *   store sealed with AES-256-GCM (`token-encryption.ts`); tokens and secrets are never written in clear.
+ * - MCP "Token Theft" (rotation for public clients): a rotated refresh token is persisted before it is used.
+ *   `saveTokens` resolves only after the new file has replaced the old one (write to a temporary file, then rename,
+ *   which is atomic on POSIX file systems), so a crash leaves either the old or the new store, never half of one.
  * - Writes from one process are serialised, so concurrent saves never lose each other's changes.
  */
 import { randomBytes } from 'node:crypto';

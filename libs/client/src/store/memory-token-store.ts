@@ -10,7 +10,7 @@ import {
 
 /**
  * A {@link TokenStore} in process memory: nothing outlives the process, which is the most confidential storage
- * there is (spec 5.4 (1)). The default store.
+ * there is (MCP 2026-07-28 "Refresh Tokens"). The default store.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.4
  */

@@ -2,9 +2,9 @@
  * Encryption of the token store file.
  *
  * Rules kept here:
- * - Spec 5.4 (1): refresh tokens are kept confidential in storage: the whole store is sealed with AES-256-GCM
- *   (NIST SP 800-38D) under a 256-bit key, a fresh 96-bit IV per write, and the format name as additional
- *   authenticated data, so a file from another format or a tampered file fails to open.
+ * - MCP 2026-07-28 "Refresh Tokens": refresh tokens are kept confidential in storage: the whole store is sealed with
+ *   AES-256-GCM (NIST SP 800-38D) under a 256-bit key, a fresh 96-bit IV per write, and the format name as
+ *   additional authenticated data, so a file from another format or a tampered file fails to open.
  * - The key comes from the environment (`PORTCULLIS_TOKEN_KEY`: 32 bytes as 64 hex digits or base64/base64url),
  *   else from a key file created once with 32 random bytes and mode 0600 in a 0700 directory.
  */

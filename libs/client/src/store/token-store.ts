@@ -2,10 +2,10 @@
  * Where the client keeps tokens and registered client credentials.
  *
  * Rules kept here:
- * - Details.md "credentials binding": token sets are keyed by issuer, resource and client ID; client
+ * - MCP 2026-07-28 "Authorization Server Binding": token sets are keyed by issuer, resource and client ID; client
  *   credentials by issuer, so credentials issued by one authorization server are never presented to another.
- * - Spec 5.4 (1): refresh tokens are kept confidential in storage; a store that persists them encrypts them
- *   (see `FileTokenStore`), and nothing here ever logs them.
+ * - MCP 2026-07-28 "Refresh Tokens": refresh tokens are kept confidential in storage; a store that persists them
+ *   encrypts them (see `FileTokenStore`), and nothing here ever logs them.
  */
 
 /**
@@ -37,7 +37,10 @@ export interface StoredTokenSet extends TokenSetKey {
   readonly expiresAt?: number;
   /** The scopes granted (the response's `scope`, else the scopes requested; RFC 6749 Section 5.1). */
   readonly scope: readonly string[];
-  /** The scopes the client asked for: the base of the union on re-authorization (spec 3.2). */
+  /**
+   * The scopes the client asked for: the base of the union on re-authorization (MCP 2026-07-28 "Step-Up
+   * Authorization Flow", step 2).
+   */
   readonly requestedScope: readonly string[];
   /** When the tokens were obtained, in milliseconds since the epoch. */
   readonly obtainedAt: number;

@@ -5,8 +5,9 @@
  * - RFC 8252 Section 7.3: a native client receives the callback on a loopback redirect URI; its port is chosen at
  *   request time, so the exact `redirect_uri` is known only once a session begins, while the registered one may
  *   omit the port.
- * - Spec 3.1 (7, 8): the user-agent opens the authorization URL and returns the redirect to the callback with
- *   `code`, `state` and `iss` (or the error parameters); it checks nothing, the flow does (spec 5.5).
+ * - MCP "Authorization Flow Steps": the user-agent opens the authorization URL and returns the redirect to the
+ *   callback with `code`, `state` and `iss` (or the error parameters); it checks nothing, the flow does (MCP
+ *   2026-07-28 "Authorization Response Validation").
  */
 
 /**

@@ -28,7 +28,8 @@ function tamperingUserAgent(rewrite: (callback: URL) => void): UserAgent {
   };
 }
 
-describe('checking the authorization response before the code is redeemed (spec 5.5, RFC 9207)', () => {
+// MCP 2026-07-28 "Authorization Response Validation", RFC 9207.
+describe('checking the authorization response before the code is redeemed', () => {
   const servers: { close(): Promise<void> }[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));

@@ -6,7 +6,7 @@ import { createAuthorizedFetch } from '../../src/authorized-fetch.js';
 import { HeadlessUserAgent } from '../../src/user-agent/headless-user-agent.js';
 import { FakeResourceServer, rpc } from '../support/resource-server.fixture.js';
 
-describe('the authorization flow of spec 3.1', () => {
+describe('the authorization flow of MCP "Authorization Flow Steps"', () => {
   const servers: { close(): Promise<void> }[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));

@@ -5,7 +5,7 @@ import { FakeAuthorizationServer } from '../support/authorization-server.fixture
 import { clientFor } from '../support/client.js';
 import { FakeResourceServer, rpc } from '../support/resource-server.fixture.js';
 
-describe('refreshing tokens (RFC 6749 Section 6, spec 5.4)', () => {
+describe('refreshing tokens (RFC 6749 Section 6, MCP 2026-07-28 "Refresh Tokens")', () => {
   const servers: { close(): Promise<void> }[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));

@@ -11,7 +11,7 @@ function requiredScopes(body: Record<string, unknown>): string[] {
     : ['notes:read'];
 }
 
-describe('step-up authorization on insufficient_scope (spec 3.2)', () => {
+describe('step-up authorization on insufficient_scope (MCP 2026-07-28 "Step-Up Authorization Flow")', () => {
   const servers: { close(): Promise<void> }[] = [];
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.close()));

@@ -85,7 +85,8 @@ export class UpstreamCallbackController {
   ) {
     const user = await this.identities.userFor(result.issuer, result.subject, result.displayName);
     await this.tokens.store(user.id, result);
-    const approved = pending.progress.approvedScopes;
+    // What this browser approved on the proxy's page in this flow (progress from another browser does not count).
+    const approved = (await this.interactions.progressIn(signIn.interaction, cookies))?.approvedScopes;
     if (approved) {
       const { clientId, resource } = pending.request;
       this.consentCookies.set(cookies, { clientId, resource, scopes: approved });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLIENT_SOURCE, type ClientSource, type OAuthClient } from '../../clients/client.js';
 import {
@@ -18,7 +19,7 @@ import {
   type InteractionStep,
 } from './interaction-step.js';
 import { PendingAuthorizations } from './pending-authorization.repository.js';
-import type { ValidatedAuthorization } from './pending-authorization.js';
+import type { InteractionProgress, ValidatedAuthorization } from './pending-authorization.js';
 import { RedirectTrust } from './redirect-trust.js';
 import { endpointPath } from './paths.js';
 import { signIn, type AuthenticatedUser } from '../steps/sign-in.js';
@@ -104,8 +105,7 @@ export class InteractionService {
     if (!step.submit) return this.#walk(flow);
     const decision = await step.submit(flow, form);
     if (decision.kind !== 'continue') return this.#resolve(flow, decision, step);
-    if (!(await this.pending.record(flow.handle, flow.request, flow.progress)))
-      return page(400, expiredPage());
+    if (!(await this.#record(flow))) return page(400, expiredPage());
     return this.#walk(flow);
   }
 
@@ -119,9 +119,14 @@ export class InteractionService {
     if (!('handle' in flow)) return flow;
     await signIn(this.sessions, flow, user);
     this.#logger.log(`user ${user.username} signed in`);
-    if (!(await this.pending.record(flow.handle, flow.request, flow.progress)))
-      return page(400, expiredPage());
+    if (!(await this.#record(flow))) return page(400, expiredPage());
     return this.#walk(flow);
+  }
+
+  /** The progress of a pending authorization as it counts in this browser (see `InteractionProgress.browser`). */
+  async progressIn(handle: string, cookies: CookieExchange): Promise<InteractionProgress | undefined> {
+    const flow = await this.#resume(handle, cookies);
+    return flow && 'handle' in flow ? flow.progress : undefined;
   }
 
   /** Ends a pending authorization with an OAuth error for the client (e.g. the person said no upstream). */
@@ -137,10 +142,10 @@ export class InteractionService {
     const flow = fields as F & InteractionFlow;
     flow.persist = async () => {
       if (flow.handle) {
-        await this.pending.record(flow.handle, flow.request, flow.progress);
+        await this.#record(flow);
         return flow.handle;
       }
-      flow.handle = await this.pending.save({ request: flow.request, progress: flow.progress });
+      flow.handle = await this.pending.save({ request: flow.request, progress: this.#stamped(flow) });
       return flow.handle;
     };
     return flow;
@@ -171,11 +176,7 @@ export class InteractionService {
       case 'ask': {
         if (flow.request.prompt.includes('none') || !step?.path) {
           const error = step?.promptNoneError ?? 'interaction_required';
-          return this.#resolve(flow, {
-            kind: 'error',
-            error,
-            description: `${step?.name ?? 'a step'} needs the user`,
-          });
+          return this.#resolve(flow, { kind: 'error', error, description: PROMPT_NONE_TEXT[error] ?? error });
         }
         const handle = await flow.persist();
         return {
@@ -233,6 +234,18 @@ export class InteractionService {
     };
   }
 
+  /** Stores the flow's progress, stamped with this browser; false when the pending authorization is gone. */
+  #record(flow: HeldFlow | InteractionFlow): Promise<boolean> {
+    if (!flow.handle) throw new Error('a flow without a handle cannot be recorded');
+    return this.pending.record(flow.handle, flow.request, this.#stamped(flow));
+  }
+
+  /** The flow's progress, bound to the browser of this request (whose binding cookie is set if it has none). */
+  #stamped(flow: InteractionFlow): InteractionProgress {
+    flow.progress = { ...flow.progress, browser: digest(this.sessions.browserBinding(flow.cookies)) };
+    return flow.progress;
+  }
+
   /** The flow of a handle, or undefined when it is gone, or a page when its client is. */
   async #resume(handle: string | undefined, cookies: CookieExchange): Promise<HeldFlow | Answer | undefined> {
     if (!handle) return undefined;
@@ -241,7 +254,18 @@ export class InteractionService {
     const client = await this.clients.find(pending.request.clientId);
     if (!client) return page(400, errorPage('invalid_client', 'the client no longer exists'));
     const session = await this.sessions.current(cookies);
-    return this.#flow({ handle, ...pending, client, cookies, ...(session ? { session } : {}) });
+    // Progress made in another browser does not count in this one.
+    const binding = this.sessions.existingBrowserBinding(cookies);
+    const progress =
+      binding !== undefined && pending.progress.browser === digest(binding) ? pending.progress : {};
+    return this.#flow({
+      handle,
+      request: pending.request,
+      progress,
+      client,
+      cookies,
+      ...(session ? { session } : {}),
+    });
   }
 
   #step(path: string): InteractionStep {
@@ -269,6 +293,17 @@ export class InteractionService {
       SessionService.tokensMatch(this.sessions.loginCsrfToken(binding, flow.handle), submitted)
     );
   }
+}
+
+/** What `prompt=none` answers say when a step needs the person (OIDC Core 3.1.2.6). */
+const PROMPT_NONE_TEXT: Readonly<Record<string, string>> = {
+  login_required: 'the user is not signed in',
+  consent_required: 'the user has not approved this client',
+  interaction_required: 'the user must confirm in the browser',
+};
+
+function digest(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
 }
 
 function page(status: number, html: string): Answer {

@@ -25,6 +25,12 @@ export type ValidatedAuthorization = z.infer<typeof ValidatedAuthorizationSchema
  * authorization: nothing carries over to the next.
  */
 export const InteractionProgressSchema = z.object({
+  /**
+   * SHA-256 of the browser-binding cookie of the browser this progress was made in. Progress counts only in that
+   * browser: a handle carried to another browser (a link sent to a victim) starts there from nothing, so nobody's
+   * approval, sign-in or click is spent in someone else's browser.
+   */
+  browser: z.string().optional(),
   /** The session that signed in during this flow (it satisfies `prompt=login`). */
   signedInSession: z.string().optional(),
   /** Scopes the user approved on a consent page of this flow (the proxy's before going upstream, or ours). */

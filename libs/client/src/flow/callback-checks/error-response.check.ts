@@ -2,8 +2,8 @@
  * Rules kept here:
  * - RFC 6749 Section 4.1.2.1: a response with `error` is an error response; it is reported with the server's
  *   `error`, `error_description` and `error_uri` (`authorization_denied`).
- * - Spec 5.5: this check runs only after `state` and `iss` passed, the one point from which those parameters may
- *   be shown.
+ * - MCP 2026-07-28 "Authorization Response Validation": this check runs only after `state` and `iss` passed, the
+ *   one point from which those parameters may be shown.
  */
 import { PortcullisError } from '../../errors/portcullis-error.js';
 import type { CallbackCheck } from './callback-check.js';

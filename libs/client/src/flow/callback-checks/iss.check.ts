@@ -1,7 +1,7 @@
 /**
  * Rules kept here:
- * - Spec 5.5 and RFC 9207 Section 2.4 (feature `iss-validation`, 2026-07-28): the table of
- *   `checkAuthorizationResponseIssuer`, a simple string comparison of the form-decoded `iss` with the issuer
+ * - MCP 2026-07-28 "Authorization Response Validation" and RFC 9207 Section 2.4 (feature `iss-validation`): the
+ *   table of `checkAuthorizationResponseIssuer`, a simple string comparison of the form-decoded `iss` with the issuer
  *   recorded before the redirect: no case folding, default-port elision, trailing-slash or percent-encoding
  *   normalisation (`iss_missing`, `iss_mismatch`).
  * - On a failure, `error`, `error_description` and `error_uri` are neither shown nor acted on: the thrown error

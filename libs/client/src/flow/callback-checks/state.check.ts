@@ -1,9 +1,9 @@
 /**
  * Rules kept here:
- * - Spec 5.6 (5) and RFC 6749 Section 10.12: the client discards a response whose `state` is missing or differs
- *   from the value it sent (`state_mismatch`); the comparison takes constant time.
- * - Spec 5.5 / RFC 9207 Section 4: nothing from a response that failed this check is shown or acted on, so the
- *   error carries none of its parameters.
+ * - MCP "Open Redirection" and RFC 6749 Section 10.12: the client discards a response whose `state` is missing or
+ *   differs from the value it sent (`state_mismatch`); the comparison takes constant time.
+ * - MCP 2026-07-28 "Authorization Response Validation" / RFC 9207 Section 4: nothing from a response that failed
+ *   this check is shown or acted on, so the error carries none of its parameters.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { PortcullisError } from '../../errors/portcullis-error.js';
