@@ -1,8 +1,9 @@
 /**
  * Rules kept here:
  * - MCP "Token Handling" and "Access Token Privilege Restriction", RFC 8707 Section 2, RFC 9068 Section 4: `aud`
- *   contains this resource's canonical URI, compared as an exact string. No normalisation: `http://host/mcp/`, `http://host` and `HTTP://host/mcp` are other
- *   audiences, and a token for them is not verifiably meant for this resource.
+ *   contains this resource's canonical URI, compared as an exact string. No normalisation: `http://host/mcp/`,
+ *   `http://host` and `HTTP://host/mcp` are other audiences, and a token for them is not verifiably meant for this
+ *   resource.
  * - RFC 7519 Section 4.1.3: `aud` is a string or an array of strings; any other shape is rejected.
  * - RFC 7662 Section 2.2: an introspection response carries `aud` in the same form, and the same rule applies.
  */
