@@ -232,11 +232,11 @@ describe('the redirect trust policy of the authorization endpoint and the consen
       expectRedirect(cancelled, 'access_denied', request.state);
     });
 
-    it("does not count another browser's sign-in as this browser's click (a handle sent to a victim)", async () => {
+    it('continues a pending authorization only in the browser that started it (a handle sent to a victim)', async () => {
       const client = await as.createClient({ redirectUris: [REDIRECT_URI] });
       const victim = await approvedOnce(client);
-      // Someone else starts an authorization for the client, signs in (an action, in their browser) and stops on
-      // the consent page; then gets the victim's browser to open that page's URL.
+      // Someone else starts an authorization for the client, signs in (an action, in their browser) and stops on the
+      // consent page; then gets the victim's browser to open, or post, that page.
       const attacker = new HeadlessUserAgent();
       const intruder = await as.createUser();
       const request = authorizationRequest(as, client);
@@ -245,11 +245,37 @@ describe('the redirect trust policy of the authorization endpoint and the consen
         await attacker.submit(login.form(), { username: intruder.username, password: intruder.password }),
       );
       expect(new URL(consent.url).pathname).toBe('/consent');
-      const before = await as.counts();
-      const opened = await victim.get(consent.url);
-      expect(opened.status).toBe(303);
-      expect(new URL(opened.location!).pathname).toBe('/continue');
-      expect(await as.counts()).toEqual(before);
+      const stored = await as.prisma.pendingAuthorization.findMany();
+      for (const attempt of [
+        () => victim.get(consent.url),
+        () => victim.submit(consent.form(), {}, { button: { name: 'decision', value: 'approve' } }),
+      ]) {
+        const opened = await nothingWritten(attempt);
+        expect(opened.status).toBe(403);
+        expect(opened.location).toBeUndefined();
+        expect(opened.body).toContain('started in another browser');
+      }
+      // Nor did the victim's visit change the attacker's pending request.
+      expect(await as.prisma.pendingAuthorization.findMany()).toEqual(stored);
+    });
+
+    it('lets whoever finishes a request only finish it in the browser that started it (no session swapping)', async () => {
+      const client = await as.createClient({
+        redirectUris: ['https://app.example.com/cb'],
+        confidential: 'client_secret_basic',
+      });
+      const victimUser = await as.createUser();
+      const victim = new HeadlessUserAgent();
+      const request = authorizationRequest(as, { ...client, redirectUri: 'https://app.example.com/cb' });
+      const login = await victim.follow(await victim.get(request.url));
+      await victim.follow(
+        await victim.submit(login.form(), { username: victimUser.username, password: victimUser.password }),
+      );
+      // The attacker has the handle (a leaked URL) and signs in as themselves in their own browser.
+      const attacker = new HeadlessUserAgent();
+      const opened = await nothingWritten(() => attacker.get(login.url));
+      expect(opened.status).toBe(403);
+      expect(opened.body).toContain('started in another browser');
     });
 
     it('asks no click after a sign-in or a consent in the same flow, and refuses prompt=none', async () => {

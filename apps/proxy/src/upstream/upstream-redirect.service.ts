@@ -36,7 +36,11 @@ export class UpstreamRedirect {
         state,
         codeVerifier,
         ...(nonce ? { nonce } : {}),
-        ...(flow.request.prompt.includes('login') ? { prompt: 'login' } : {}),
+        // `prompt=login` and `select_account` both mean "not the session you have": the upstream signs in again,
+        // where the person can also pick another account (OIDC Core 3.1.2.1).
+        ...(flow.request.prompt.some((value) => value === 'login' || value === 'select_account')
+          ? { prompt: 'login' }
+          : {}),
       });
     } catch (error) {
       const failure = UpstreamError.from(error, 'discovery');

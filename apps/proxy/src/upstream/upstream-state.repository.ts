@@ -64,6 +64,20 @@ export class UpstreamStates {
   }
 
   /**
+   * The record of `state`, left in place: what the callback checks before it takes it (an expired one is deleted).
+   */
+  async peek(state: string): Promise<TakenState> {
+    const id = hash(state);
+    const row = await this.prisma.upstreamState.findUnique({ where: { id } });
+    if (!row) return { outcome: 'unknown' };
+    if (row.expiresAt.getTime() <= Date.now()) {
+      await this.prisma.upstreamState.deleteMany({ where: { id } });
+      return { outcome: 'expired' };
+    }
+    return { outcome: 'taken', state: this.#open(id, row) };
+  }
+
+  /**
    * Removes the record of `state` and returns it; only the one caller that removed it gets it, so a replayed or
    * concurrent second callback finds nothing.
    */
@@ -74,15 +88,25 @@ export class UpstreamStates {
     const { count } = await this.prisma.upstreamState.deleteMany({ where: { id } });
     if (count !== 1) return { outcome: 'unknown' };
     if (row.expiresAt.getTime() <= Date.now()) return { outcome: 'expired' };
+    return { outcome: 'taken', state: this.#open(id, row) };
+  }
+
+  #open(
+    id: string,
+    row: {
+      interaction: string;
+      clientId: string;
+      browserBinding: string;
+      codeVerifier: string;
+      nonce: string | null;
+    },
+  ): UpstreamSignInState {
     return {
-      outcome: 'taken',
-      state: {
-        interaction: open(row.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
-        clientId: row.clientId,
-        browserBinding: row.browserBinding,
-        codeVerifier: open(row.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
-        ...(row.nonce ? { nonce: row.nonce } : {}),
-      },
+      interaction: open(row.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
+      clientId: row.clientId,
+      browserBinding: row.browserBinding,
+      codeVerifier: open(row.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
+      ...(row.nonce ? { nonce: row.nonce } : {}),
     };
   }
 

@@ -103,10 +103,15 @@ describe('the upstream callback', () => {
     expect(await proxy.prisma.upstreamState.count()).toBe(states - 1);
   });
 
-  it('refuses a callback arriving in another browser', async () => {
-    const { callback } = await atCallback();
+  it('refuses a callback arriving in another browser, without using up its state', async () => {
+    const { ua, callback } = await atCallback();
+    const states = await proxy.prisma.upstreamState.count();
     const response = await expectRefused(new HeadlessUserAgent(), callback, 403);
     expect(response.body).toContain('not started in this browser');
+    expect(await proxy.prisma.upstreamState.count()).toBe(states);
+    // The browser that went upstream still finishes its sign-in.
+    const finished = await walk(ua, await ua.get(callback.href), client.redirectUri);
+    expect(finished.stoppedAt?.searchParams.get('code')).toBeTruthy();
   });
 
   it('refuses a callback whose iss is not the upstream (or is missing) with a sign-in failure page, redeeming nothing', async () => {

@@ -204,8 +204,8 @@ describe("the proxy's redirect trust policy and its one consent page per flow", 
     expect(approved.location).toMatch(new RegExp(`^${upstream.issuer}/auth`));
     const victim = new HeadlessUserAgent();
     const opened = await nothingWritten(victim, pageUrl);
-    expect(opened.status).toBe(200);
+    expect(opened.status).toBe(403);
     expect(opened.location).toBeUndefined();
-    expect(opened.form().action).toBe(`${proxy.issuer}/upstream/consent`);
+    expect(opened.body).toContain('started in another browser');
   });
 });

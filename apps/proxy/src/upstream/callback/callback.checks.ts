@@ -2,6 +2,7 @@ import type { CallbackCheck } from './callback-check.js';
 import { browserBindingCheck } from './checks/browser-binding.check.js';
 import { pendingAuthorizationCheck } from './checks/pending-authorization.check.js';
 import { singleParametersCheck } from './checks/single-parameters.check.js';
+import { stateTakenCheck } from './checks/state-taken.check.js';
 import { stateCheck } from './checks/state.check.js';
 import { upstreamResponseCheck } from './checks/upstream-response.check.js';
 
@@ -16,6 +17,7 @@ export const CALLBACK_CHECKS: readonly CallbackCheck[] = [
   singleParametersCheck,
   stateCheck,
   browserBindingCheck,
+  stateTakenCheck,
   pendingAuthorizationCheck,
   upstreamResponseCheck,
 ];

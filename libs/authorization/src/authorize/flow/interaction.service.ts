@@ -10,7 +10,7 @@ import type { CookieExchange } from '../../http/cookies.js';
 import type { RequestParameters } from '../../http/request-parameters.js';
 import { SessionService } from '../../sessions/session.service.js';
 import { GrantRepository } from '../../tokens/grant.repository.js';
-import { errorPage, expiredPage } from '../pages/error.page.js';
+import { errorPage, expiredPage, otherBrowserPage } from '../pages/error.page.js';
 import { authorizationResponseUrl } from './authorization-response.js';
 import {
   INTERACTION_STEPS,
@@ -140,12 +140,13 @@ export class InteractionService {
   /** A flow whose `persist` stores it here. */
   #flow<F extends Omit<InteractionFlow, 'persist'>>(fields: F): F & InteractionFlow {
     const flow = fields as F & InteractionFlow;
+    // Saved once, owned by this browser; later changes are recorded by the requests that make them (a GET that
+    // only shows a page writes nothing).
     flow.persist = async () => {
-      if (flow.handle) {
-        await this.#record(flow);
-        return flow.handle;
-      }
-      flow.handle = await this.pending.save({ request: flow.request, progress: this.#stamped(flow) });
+      if (flow.handle) return flow.handle;
+      const browser = digest(this.sessions.browserBinding(flow.cookies));
+      flow.progress = { ...flow.progress, browser };
+      flow.handle = await this.pending.save({ request: flow.request, progress: flow.progress });
       return flow.handle;
     };
     return flow;
@@ -234,34 +235,32 @@ export class InteractionService {
     };
   }
 
-  /** Stores the flow's progress, stamped with this browser; false when the pending authorization is gone. */
-  #record(flow: HeldFlow | InteractionFlow): Promise<boolean> {
-    if (!flow.handle) throw new Error('a flow without a handle cannot be recorded');
-    return this.pending.record(flow.handle, flow.request, this.#stamped(flow));
+  /** Stores the flow's progress; false when the pending authorization is gone. */
+  #record(flow: HeldFlow): Promise<boolean> {
+    return this.pending.record(flow.handle, flow.request, flow.progress);
   }
 
-  /** The flow's progress, bound to the browser of this request (whose binding cookie is set if it has none). */
-  #stamped(flow: InteractionFlow): InteractionProgress {
-    flow.progress = { ...flow.progress, browser: digest(this.sessions.browserBinding(flow.cookies)) };
-    return flow.progress;
-  }
-
-  /** The flow of a handle, or undefined when it is gone, or a page when its client is. */
+  /**
+   * The flow of a handle, in the browser that started it; undefined when it is gone, a page when its client is gone
+   * or when this is another browser. A pending authorization belongs to the browser whose `/authorize` request made
+   * it: carried to another browser (a link sent to a victim, a leaked URL), it is neither continued there (which
+   * would hand the client a code for whoever finishes it, with the starter's `state`: session swapping, RFC 6749
+   * 10.12, RFC 9700 4.7) nor changed.
+   */
   async #resume(handle: string | undefined, cookies: CookieExchange): Promise<HeldFlow | Answer | undefined> {
     if (!handle) return undefined;
     const pending = await this.pending.find(handle);
     if (!pending) return undefined;
+    const binding = this.sessions.existingBrowserBinding(cookies);
+    if (binding === undefined || pending.progress.browser !== digest(binding))
+      return page(403, otherBrowserPage());
     const client = await this.clients.find(pending.request.clientId);
     if (!client) return page(400, errorPage('invalid_client', 'the client no longer exists'));
     const session = await this.sessions.current(cookies);
-    // Progress made in another browser does not count in this one.
-    const binding = this.sessions.existingBrowserBinding(cookies);
-    const progress =
-      binding !== undefined && pending.progress.browser === digest(binding) ? pending.progress : {};
     return this.#flow({
       handle,
       request: pending.request,
-      progress,
+      progress: pending.progress,
       client,
       cookies,
       ...(session ? { session } : {}),
@@ -274,23 +273,27 @@ export class InteractionService {
     return step;
   }
 
+  /** The CSRF token of `step`'s form: bound to the browser or the session, to this request and to the step. */
   #csrfToken(step: InteractionStep, flow: HeldFlow): string {
-    if (step.form === 'session' && flow.session)
-      return this.sessions.consentCsrfToken(flow.session, flow.handle);
-    return this.sessions.loginCsrfToken(this.sessions.browserBinding(flow.cookies), flow.handle);
+    const subject = formSubject(step, flow);
+    if (step.form === 'session' && flow.session) return this.sessions.consentCsrfToken(flow.session, subject);
+    return this.sessions.loginCsrfToken(this.sessions.browserBinding(flow.cookies), subject);
   }
 
   #csrfValid(step: InteractionStep, flow: HeldFlow, submitted: string | undefined): boolean {
     if (step.form === 'session') {
       return (
         flow.session !== undefined &&
-        SessionService.tokensMatch(this.sessions.consentCsrfToken(flow.session, flow.handle), submitted)
+        SessionService.tokensMatch(
+          this.sessions.consentCsrfToken(flow.session, formSubject(step, flow)),
+          submitted,
+        )
       );
     }
     const binding = this.sessions.existingBrowserBinding(flow.cookies);
     return (
       binding !== undefined &&
-      SessionService.tokensMatch(this.sessions.loginCsrfToken(binding, flow.handle), submitted)
+      SessionService.tokensMatch(this.sessions.loginCsrfToken(binding, formSubject(step, flow)), submitted)
     );
   }
 }
@@ -301,6 +304,11 @@ const PROMPT_NONE_TEXT: Readonly<Record<string, string>> = {
   consent_required: 'the user has not approved this client',
   interaction_required: 'the user must confirm in the browser',
 };
+
+/** What a form's CSRF token is for: one step of one pending authorization. */
+function formSubject(step: InteractionStep, flow: HeldFlow): string {
+  return `${step.path ?? step.name}\n${flow.handle}`;
+}
 
 function digest(value: string): string {
   return createHash('sha256').update(value).digest('base64url');

@@ -26,9 +26,8 @@ export type ValidatedAuthorization = z.infer<typeof ValidatedAuthorizationSchema
  */
 export const InteractionProgressSchema = z.object({
   /**
-   * SHA-256 of the browser-binding cookie of the browser this progress was made in. Progress counts only in that
-   * browser: a handle carried to another browser (a link sent to a victim) starts there from nothing, so nobody's
-   * approval, sign-in or click is spent in someone else's browser.
+   * SHA-256 of the browser-binding cookie of the browser whose `/authorize` request this is: the only browser in
+   * which it can be shown, answered or continued.
    */
   browser: z.string().optional(),
   /** The session that signed in during this flow (it satisfies `prompt=login`). */

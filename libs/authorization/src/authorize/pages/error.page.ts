@@ -20,6 +20,15 @@ export function expiredPage(): string {
   );
 }
 
+/** The page for a pending authorization opened in a browser other than the one that started it. */
+export function otherBrowserPage(): string {
+  return page(
+    'Another browser',
+    `<h1>This sign-in was started in another browser</h1>
+<p id="other-browser">It can only be continued where it began. Go back to the application and start again from this browser.</p>`,
+  );
+}
+
 /** What {@link returnToClientPage} shows. */
 export interface ReturnToClient {
   readonly clientName: string;
