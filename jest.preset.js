@@ -50,4 +50,8 @@ export default {
     ],
   },
   testTimeout: 30_000,
+  // ESM test files under --experimental-vm-modules keep their module graphs alive: one process running a whole
+  // project (Jest runs in band on a 2-core machine) grows past Node's heap limit. With a limit set, Jest runs test
+  // files in workers and replaces a worker whose memory passed it after a file.
+  workerIdleMemoryLimit: '1GB',
 };

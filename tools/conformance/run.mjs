@@ -3,6 +3,12 @@
 //   1. `client --suite auth --spec-version 2026-07-28`
 //   2. `client --suite auth --spec-version 2025-06-18`
 //   3. `client --requirements 2026-07-28` (every client scenario the revision requires, frozen at its release)
+//   4. `client --scenario auth/client-credentials-basic --spec-version 2026-07-28 --force` (the client credentials
+//      extension, MCP SEP-1046)
+//   5. `client --scenario auth/client-credentials-jwt --spec-version 2026-07-28 --force` (the same extension with
+//      private_key_jwt client authentication, RFC 7523 2.2)
+//   6. `client --scenario auth/enterprise-managed-authorization --spec-version 2026-07-28 --force` (the
+//      enterprise-managed authorization extension, MCP SEP-990: token exchange at an IdP, then the jwt-bearer grant)
 // and prints scenarios passed / failed per run. Exit code 1 when an authorization scenario fails (with --strict:
 // any scored scenario). The suite and the Node 22 it needs are installed under .cache/conformance (git-ignored).
 //
@@ -45,6 +51,41 @@ const RUNS = [
     requirements: '2026-07-28',
     specVersion: '2026-07-28',
     strictWarnings: false,
+  },
+  {
+    // An extension scenario (io.modelcontextprotocol/oauth-client-credentials, MCP SEP-1046): not in the auth suite
+    // nor the requirement set, so run by name. The suite hands the client its credentials in
+    // MCP_CONFORMANCE_CONTEXT (`client_id`, `client_secret`) and lists only client_credentials in the mock
+    // authorization server's grant_types_supported. `--force`: the suite keeps extension scenarios off the spec
+    // timeline, so it runs them at a revision only when asked to.
+    id: 'client-credentials-2026-07-28',
+    title: 'extension oauth-client-credentials at 2026-07-28',
+    args: ['--scenario', 'auth/client-credentials-basic', '--spec-version', '2026-07-28', '--force'],
+    specVersion: '2026-07-28',
+    strictWarnings: true,
+  },
+  {
+    // The same extension scenario with private_key_jwt (RFC 7523 2.2): MCP_CONFORMANCE_CONTEXT holds `client_id`,
+    // `private_key_pem` (PKCS#8) and `signing_algorithm`; the mock authorization server lists only private_key_jwt
+    // and ES256, and verifies the assertion's iss, sub and aud (its issuer).
+    id: 'client-credentials-jwt-2026-07-28',
+    title: 'extension oauth-client-credentials with private_key_jwt at 2026-07-28',
+    args: ['--scenario', 'auth/client-credentials-jwt', '--spec-version', '2026-07-28', '--force'],
+    specVersion: '2026-07-28',
+    strictWarnings: true,
+  },
+  {
+    // io.modelcontextprotocol/enterprise-managed-authorization (MCP SEP-990), also off the spec timeline. The suite
+    // starts an IdP beside the mock authorization server and hands the client `client_id`, `client_secret`,
+    // `idp_client_id`, `idp_id_token`, `idp_issuer` and `idp_token_endpoint` in MCP_CONFORMANCE_CONTEXT. The IdP
+    // checks the RFC 8693 token exchange (subject_token_type id_token, requested_token_type id-jag, audience,
+    // resource); the authorization server lists only the jwt-bearer grant and client_secret_basic, and checks the
+    // ID-JAG's typ, aud (its issuer), client_id and resource.
+    id: 'enterprise-managed-authorization-2026-07-28',
+    title: 'extension enterprise-managed-authorization at 2026-07-28',
+    args: ['--scenario', 'auth/enterprise-managed-authorization', '--spec-version', '2026-07-28', '--force'],
+    specVersion: '2026-07-28',
+    strictWarnings: true,
   },
 ];
 

@@ -7,7 +7,14 @@ import concurrently from 'concurrently';
 
 export const APPS = [
   // Loopback client ID metadata documents: the development form `npm run demo` uses (the issuer is loopback).
-  { name: 'authorization-server', port: 4000, color: 'cyan', env: { CIMD_ALLOW_LOOPBACK: 'true' } },
+  // The client credentials extension (MCP SEP-1046), so `portcullis call --client-credentials` works against a
+  // client made with `portcullis-admin clients create --grant client_credentials`.
+  {
+    name: 'authorization-server',
+    port: 4000,
+    color: 'cyan',
+    env: { CIMD_ALLOW_LOOPBACK: 'true', EXTENSIONS: 'client-credentials' },
+  },
   // The proxy issues tokens for the protected server too; clients still see the authorization server first.
   {
     name: 'protected-server',

@@ -27,6 +27,7 @@ export class AppModule {
       imports: (config) => [
         AuthorizationServerModule.forRoot({
           options: authorizationServerOptionsFromEnv(config, {
+            extensions: config.EXTENSIONS,
             ...host,
             ...(seedsDemoUser(config)
               ? { loginHint: `Development: sign in as demo / ${config.DEMO_PASSWORD}` }

@@ -1,4 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import {
@@ -9,6 +12,7 @@ import {
 } from '@portcullis/authorization';
 import { startDatabase, type TestDatabase } from '@portcullis/testing';
 import { runAdmin } from '../src/admin/admin.js';
+import { exportJWK, generateKeyPair } from 'jose';
 
 describe('portcullis-admin', () => {
   let database: TestDatabase;
@@ -55,6 +59,48 @@ describe('portcullis-admin', () => {
     expect(listed.out).toContain(result.client_id);
     expect((await run('clients', 'delete', result.client_id)).code).toBe(0);
     expect((await run('clients', 'delete', result.client_id)).code).toBe(1);
+  });
+
+  it('creates a private_key_jwt client from a JWK Set file or a jwks_uri, and refuses a private key', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const directory = mkdtempSync(join(tmpdir(), 'portcullis-admin-'));
+    const publicFile = join(directory, 'public.jwks');
+    const privateFile = join(directory, 'private.jwks');
+    writeFileSync(publicFile, JSON.stringify({ keys: [await exportJWK(publicKey)] }));
+    writeFileSync(privateFile, JSON.stringify({ keys: [await exportJWK(privateKey)] }));
+    const base = [
+      'clients',
+      'create',
+      '--name',
+      'Keyed',
+      '--redirect-uri',
+      'https://app.example/cb',
+      '--auth',
+      'private_key_jwt',
+    ];
+
+    const fromFile = await run(...base, '--jwks-file', publicFile, '--json');
+    expect(fromFile.code).toBe(0);
+    const created = JSON.parse(fromFile.out) as { client_id: string; client_secret?: string };
+    expect(created.client_secret).toBeUndefined();
+    const row = await database.database.prisma.client.findUniqueOrThrow({ where: { id: created.client_id } });
+    expect(row.tokenEndpointAuthMethod).toBe('private_key_jwt');
+    expect(row.secretHash).toBeNull();
+    expect((row.metadata as { jwks: { keys: unknown[] } }).jwks.keys).toHaveLength(1);
+
+    const fromUri = await run(...base, '--jwks-uri', 'https://keys.example/client.jwks', '--json');
+    expect(fromUri.code).toBe(0);
+
+    const clients = await database.database.prisma.client.count();
+    for (const refused of [
+      await run(...base, '--jwks-file', privateFile),
+      await run(...base),
+      await run(...base, '--jwks-uri', 'http://keys.example/client.jwks'),
+      await run(...base, '--jwks-file', publicFile, '--jwks-uri', 'https://keys.example/client.jwks'),
+    ]) {
+      expect(refused.code).toBe(2);
+    }
+    expect(await database.database.prisma.client.count()).toBe(clients);
   });
 
   it('creates a resource server for a configured resource, which may introspect, and lists it as one', async () => {
@@ -124,6 +170,74 @@ describe('portcullis-admin', () => {
     const unknown = await run('keys', 'explode');
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain('unknown command');
+  });
+
+  it('creates a client_credentials client: confidential, a secret shown once, its scope registered', async () => {
+    const created = await run(
+      'clients',
+      'create',
+      '--name',
+      'Nightly job',
+      '--grant',
+      'client_credentials',
+      '--scope',
+      'notes:read',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    // The test's configuration composes no extension: the operator is told the server must offer the grant.
+    expect(created.err).toContain('EXTENSIONS=client-credentials');
+    const result = JSON.parse(created.out) as { client_id: string; client_secret: string; scope: string };
+    expect(result.client_id).toMatch(/^cc_/);
+    expect(result.scope).toBe('notes:read');
+    const row = await database.database.prisma.client.findUniqueOrThrow({ where: { id: result.client_id } });
+    expect(row).toMatchObject({
+      grantTypes: ['client_credentials'],
+      redirectUris: [],
+      responseTypes: [],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      scope: 'notes:read',
+      metadata: { scope: 'notes:read' },
+      origin: 'preregistered',
+    });
+    expect(row.secretHash).not.toContain(result.client_secret);
+    expect(verifyClientSecret(result.client_secret, row.secretHash)).toBe(true);
+
+    const post = await run(
+      'clients',
+      'create',
+      '--name',
+      'Post',
+      '--grant',
+      'client_credentials',
+      '--auth',
+      'client_secret_post',
+      '--json',
+    );
+    expect(post.code).toBe(0);
+    const postRow = await database.database.prisma.client.findUniqueOrThrow({
+      where: { id: (JSON.parse(post.out) as { client_id: string }).client_id },
+    });
+    expect(postRow).toMatchObject({
+      tokenEndpointAuthMethod: 'client_secret_post',
+      scope: null,
+      metadata: {},
+    });
+  });
+
+  it.each([
+    [['--grant', 'password'], '--grant must be client_credentials'],
+    [['--grant', 'client_credentials', '--auth', 'none'], 'confidential'],
+    [['--grant', 'client_credentials', '--redirect-uri', 'https://app.example/cb'], 'no --redirect-uri'],
+    [['--grant', 'client_credentials', '--scope', 'notes:admin'], '--scope notes:admin'],
+    [['--grant', 'client_credentials', '--scope', 'notes:read  notes:write'], '--scope'],
+    [['--grant', 'client_credentials', '--client-id', randomUUID()], 'user id'],
+  ])('refuses a client_credentials client %j, writing nothing', async (args, message) => {
+    const before = await database.database.prisma.client.count();
+    const refused = await run('clients', 'create', '--name', 'Bad', ...args);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(message);
+    expect(await database.database.prisma.client.count()).toBe(before);
   });
 
   it('creates a user with a generated password shown once', async () => {

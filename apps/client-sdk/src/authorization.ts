@@ -13,6 +13,7 @@ import {
   type TokenStore,
   type UserAgent,
 } from '@portcullis/client';
+import { CLIENT_CREDENTIALS, ID_JAG, cliExtensions } from './extensions.js';
 import type { GlobalOptions } from './options.js';
 import type { Output } from './output.js';
 
@@ -35,12 +36,13 @@ export function openTokenStore(
   return new FileTokenStore({ path: tokenStorePath(options, env), env });
 }
 
-/** Pre-registered credentials from `--client-id`/`--client-secret`/`--issuer`. */
+/** Pre-registered credentials from `--client-id`/`--client-secret`/`--private-key`/`--issuer`. */
 export function preRegisteredClient(options: GlobalOptions): PreRegisteredClient | undefined {
   if (options.clientId === undefined) return undefined;
   return {
     clientId: options.clientId,
     ...(options.clientSecret === undefined ? {} : { clientSecret: options.clientSecret }),
+    ...(options.clientKey === undefined ? {} : { privateKey: options.clientKey }),
     ...(options.issuer === undefined ? {} : { issuer: options.issuer }),
   };
 }
@@ -67,6 +69,11 @@ export function authorizedFetchFor(input: {
   output: Output;
   store: TokenStore;
   userAgent?: UserAgent;
+  /**
+   * With `--client-credentials` or `--id-jag` (or the conformance context): where the server lacks the grant,
+   * authorize a user.
+   */
+  grantStrategyFallback?: 'error' | 'authorization_code';
 }): AuthorizedFetch {
   const { options } = input;
   const client = preRegisteredClient(options);
@@ -75,14 +82,36 @@ export function authorizedFetchFor(input: {
       `  · Client ID ${client.clientId} will be bound to the first authorization server used (pass --issuer to name it)`,
     );
   }
+  // `--id-jag` (MCP SEP-990) once its ID token is read, else `--client-credentials` (MCP SEP-1046), else neither.
+  const grantStrategy =
+    options.idJagClient !== undefined
+      ? ID_JAG
+      : options.clientCredentials === true
+        ? CLIENT_CREDENTIALS
+        : undefined;
+  const fallback = input.grantStrategyFallback ?? 'error';
   return createAuthorizedFetch({
     resource: input.serverUrl,
-    userAgent: input.userAgent ?? userAgentFor(options, input.output),
+    ...(grantStrategy !== undefined && fallback === 'error'
+      ? {}
+      : { userAgent: input.userAgent ?? userAgentFor(options, input.output) }),
+    ...(grantStrategy === undefined
+      ? {}
+      : {
+          extensions: cliExtensions(options.idJagClient),
+          grantStrategy,
+          grantStrategyFallback: fallback,
+        }),
     store: input.store,
     ...(options.revision === undefined ? {} : { revision: options.revision }),
     ...(client === undefined ? {} : { clientCredentials: client }),
     ...(options.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: options.clientMetadataUrl }),
-    clientRegistration: { clientName: CLIENT_NAME, softwareId: 'portcullis-cli' },
+    clientRegistration: {
+      clientName: CLIENT_NAME,
+      softwareId: 'portcullis-cli',
+      // `--private-key` without `--client-id`: register the key (RFC 7591 2, `jwks`) and authenticate with it.
+      ...(client === undefined && options.clientKey !== undefined ? { privateKey: options.clientKey } : {}),
+    },
     onProgress: input.output.progress,
   });
 }

@@ -2,6 +2,8 @@
  * The `portcullis` command line: parses the arguments, runs one command, prints what went wrong in a way a person
  * can act on, and returns the exit code (0 success, 1 failure, 2 usage error).
  */
+import { withClientKey } from './client-key.js';
+import { withIdJagClient } from './id-jag-client.js';
 import { callCommand } from './commands/call.command.js';
 import type { Command } from './commands/command.js';
 import { conformanceCommand } from './commands/conformance.command.js';
@@ -35,7 +37,12 @@ export async function run(
     }
     const handler = COMMANDS[command];
     if (handler === undefined) throw new UsageError(`unknown command "${command}"`);
-    return await handler({ options, positionals, output, env });
+    return await handler({
+      options: await withIdJagClient(await withClientKey(options)),
+      positionals,
+      output,
+      env,
+    });
   } catch (error) {
     return output.error(error);
   }

@@ -2,6 +2,8 @@
  * The command line's arguments: one `node:util` `parseArgs` table for every command, and the usage text.
  */
 import { parseArgs } from 'node:util';
+import type { ClientAssertionKey } from '@portcullis/client';
+import type { IdJagStrategyOptions } from '@portcullis/extension-enterprise-managed-authorization';
 import { REVISIONS, isRevisionId, type RevisionId } from '@portcullis/revisions';
 
 /** A mistake in the command line itself: printed with the usage, exit code 2. */
@@ -16,6 +18,26 @@ export interface GlobalOptions {
   readonly clientSecret: string | undefined;
   readonly issuer: string | undefined;
   readonly clientMetadataUrl: string | undefined;
+  /** `--private-key <file>`: the client's private key (PEM PKCS#8 or a private JWK), for `private_key_jwt`. */
+  readonly privateKeyFile: string | undefined;
+  /** `--key-id <kid>`: the `kid` of its assertions. */
+  readonly keyId: string | undefined;
+  /** The key of `--private-key`, once read (by the command line before the command runs). */
+  readonly clientKey?: ClientAssertionKey | undefined;
+  /** `--client-credentials`: obtain tokens with the client credentials grant (no user, no browser). */
+  readonly clientCredentials: boolean;
+  /** `--id-jag`: obtain tokens with an Identity Assertion JWT Authorization Grant from the enterprise IdP (SEP-990). */
+  readonly idJag: boolean;
+  /** `--idp-token-endpoint <url>`: the IdP token endpoint the ID token is exchanged at (RFC 8693). */
+  readonly idpTokenEndpoint: string | undefined;
+  /** `--id-token <file-or-value>`: the user's ID token from the IdP, or a file holding it. */
+  readonly idTokenSource: string | undefined;
+  /** `--idp-client-id <id>`: the client's ID at the IdP (the ID token's audience). */
+  readonly idpClientId: string | undefined;
+  /** `--idp-client-secret <secret>`: its secret at the IdP, for `client_secret_basic` there. */
+  readonly idpClientSecret: string | undefined;
+  /** What `--id-jag` exchanges, once the ID token is read (by the command line before the command runs). */
+  readonly idJagClient?: IdJagStrategyOptions | undefined;
   readonly headless: boolean;
   readonly redirectUri: string | undefined;
   readonly store: string | undefined;
@@ -49,6 +71,21 @@ Options:
   --client-secret <secret>    its secret, for a confidential client
   --issuer <url>              the authorization server the client ID belongs to (default: the server's first)
   --client-metadata-url <url> this client's client ID metadata document (an https URL)
+  --private-key <file>        authenticate with private_key_jwt (RFC 7523): a PEM PKCS#8 private key or a
+                              private JWK (ES256, ES384, RS256, PS256 or EdDSA, from the key); with --client-id
+                              the key registered for that client, without it the key to register dynamically
+  --key-id <kid>              the kid of the key (default: the JWK's kid, else none)
+  --client-credentials        obtain tokens with the client credentials grant (MCP SEP-1046), as the
+                              confidential client --client-id/--client-secret; no user, no browser
+  --id-jag                    enterprise-managed authorization (MCP SEP-990): exchange the user's ID token at
+                              the enterprise IdP for an ID-JAG (RFC 8693) and redeem it with the jwt-bearer
+                              grant (RFC 7523) as --client-id/--client-secret (or --private-key); no browser
+  --idp-token-endpoint <url>  with --id-jag: the IdP's token endpoint (https; http only on loopback)
+  --id-token <file-or-value>  with --id-jag: the user's ID token from the IdP, or a file holding it (a file
+                              keeps it out of the process list)
+  --idp-client-id <id>        with --id-jag: the client's ID at the IdP (the ID token's audience)
+  --idp-client-secret <s>     with --id-jag: its secret at the IdP (client_secret_basic); without it the
+                              IdP client ID goes in the request body
   --headless                  do not open a browser: follow the authorization redirect without a person
   --redirect-uri <uri>        the redirect URI to use with --headless (default http://127.0.0.1/callback)
   --store <file>              the encrypted token store (default: $PORTCULLIS_HOME/tokens.json,
@@ -75,6 +112,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         'client-secret': { type: 'string' },
         issuer: { type: 'string' },
         'client-metadata-url': { type: 'string' },
+        'private-key': { type: 'string' },
+        'key-id': { type: 'string' },
+        'client-credentials': { type: 'boolean', default: false },
+        'id-jag': { type: 'boolean', default: false },
+        'idp-token-endpoint': { type: 'string' },
+        'id-token': { type: 'string' },
+        'idp-client-id': { type: 'string' },
+        'idp-client-secret': { type: 'string' },
         headless: { type: 'boolean', default: false },
         'redirect-uri': { type: 'string' },
         store: { type: 'string' },
@@ -94,6 +139,18 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values['client-secret'] !== undefined && values['client-id'] === undefined) {
     throw new UsageError('--client-secret needs --client-id');
   }
+  if (values['client-credentials'] && values['client-id'] === undefined) {
+    throw new UsageError('--client-credentials needs --client-id (and its --client-secret)');
+  }
+  checkIdJagOptions(values);
+  if (values['key-id'] !== undefined && values['private-key'] === undefined) {
+    throw new UsageError('--key-id needs --private-key');
+  }
+  if (values['private-key'] !== undefined && values['client-secret'] !== undefined) {
+    throw new UsageError(
+      '--private-key and --client-secret are two ways to authenticate the client; give one',
+    );
+  }
   const [command, ...rest] = positionals;
   return {
     command,
@@ -104,6 +161,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       clientSecret: values['client-secret'],
       issuer: values.issuer,
       clientMetadataUrl: values['client-metadata-url'],
+      privateKeyFile: values['private-key'],
+      keyId: values['key-id'],
+      clientCredentials: values['client-credentials'],
+      idJag: values['id-jag'],
+      idpTokenEndpoint: values['idp-token-endpoint'],
+      idTokenSource: values['id-token'],
+      idpClientId: values['idp-client-id'],
+      idpClientSecret: values['idp-client-secret'],
       headless: values.headless,
       redirectUri: values['redirect-uri'],
       store: values.store,
@@ -113,6 +178,30 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       help: values.help,
     },
   };
+}
+
+/** `--id-jag` and the options only it uses: each needs it, and it needs the IdP, the ID token and a client. */
+function checkIdJagOptions(values: Readonly<Record<string, string | boolean | undefined>>): void {
+  const idJagOnly = ['idp-token-endpoint', 'id-token', 'idp-client-id', 'idp-client-secret'];
+  if (!values['id-jag']) {
+    const stray = idJagOnly.find((name) => values[name] !== undefined);
+    if (stray !== undefined) throw new UsageError(`--${stray} needs --id-jag`);
+    return;
+  }
+  if (values['client-credentials']) {
+    throw new UsageError('--id-jag and --client-credentials are two ways to obtain tokens; give one');
+  }
+  if (values['client-id'] === undefined) {
+    throw new UsageError(
+      '--id-jag needs --client-id (and its --client-secret or --private-key): the client registered with the MCP authorization server',
+    );
+  }
+  if (values['idp-token-endpoint'] === undefined || values['id-token'] === undefined) {
+    throw new UsageError('--id-jag needs --idp-token-endpoint and --id-token');
+  }
+  if (values['idp-client-secret'] !== undefined && values['idp-client-id'] === undefined) {
+    throw new UsageError('--idp-client-secret needs --idp-client-id');
+  }
 }
 
 /** The server URL argument of a command, checked to be an absolute http(s) URL. */

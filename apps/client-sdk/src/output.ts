@@ -1,7 +1,7 @@
 /**
  * What the command line prints: results on stdout, progress and errors on stderr, one line per step. Nothing
  * printed here ever contains a token, a code or a secret: progress events carry none, and errors are printed from
- * their code, message and the authorization server's own error fields.
+ * their code, message and the authorization server's own error fields (or the enterprise IdP's, for `--id-jag`).
  */
 import { findPortcullisError, type PortcullisErrorCode, type ProgressEvent } from '@portcullis/client';
 import { UsageError, USAGE } from './options.js';
@@ -36,6 +36,33 @@ const HINTS: Partial<Record<PortcullisErrorCode, string>> = {
   metadata_unavailable: 'Check that the authorization server is running and reachable.',
 };
 
+/** What a person can do when the token exchange at the enterprise IdP fails (`--id-jag`, MCP SEP-990). */
+const ID_JAG_HINTS: Readonly<Record<string, string>> = {
+  idp_request_failed: 'Check --idp-token-endpoint and that the identity provider is reachable.',
+  token_exchange_refused:
+    'The ID token may have expired (sign in to the identity provider again), or the IdP policy does not allow this client to reach this server.',
+  invalid_token_exchange_response:
+    'The identity provider does not issue Identity Assertion JWT Authorization Grants at this endpoint.',
+  scope_not_granted:
+    'The identity provider policy does not grant this client the scope the server asks for; ask its administrator.',
+};
+
+/**
+ * The first failure of the enterprise-managed authorization strategy in an error's `cause` chain: an `IdJagError`
+ * of `@portcullis/extension-enterprise-managed-authorization`, known by its name and code.
+ */
+function findIdJagError(error: unknown): { code: string; message: string } | undefined {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current instanceof Error && !seen.has(current)) {
+    const code = (current as { code?: unknown }).code;
+    if (current.name === 'IdJagError' && typeof code === 'string') return { code, message: current.message };
+    seen.add(current);
+    current = current.cause;
+  }
+  return undefined;
+}
+
 /** Prints progress and errors. */
 export class Output {
   constructor(
@@ -66,6 +93,13 @@ export class Output {
     if (known !== undefined) {
       this.streams.stderr.write(`portcullis: ${known.message} [${known.code}]\n`);
       const hint = HINTS[known.code];
+      if (hint !== undefined) this.streams.stderr.write(`  ${hint}\n`);
+      return 1;
+    }
+    const idJag = findIdJagError(error);
+    if (idJag !== undefined) {
+      this.streams.stderr.write(`portcullis: ${idJag.message} [${idJag.code}]\n`);
+      const hint = ID_JAG_HINTS[idJag.code];
       if (hint !== undefined) this.streams.stderr.write(`  ${hint}\n`);
       return 1;
     }

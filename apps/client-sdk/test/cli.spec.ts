@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exportJWK, exportPKCS8, generateKeyPair, jwtVerify } from 'jose';
 import { startStack } from './support/oauth-stack.js';
 import { runCli } from './support/run-cli.js';
 
@@ -148,6 +149,154 @@ describe('the portcullis command line against a real MCP server', () => {
   });
 });
 
+describe('--private-key: private_key_jwt from the command line (RFC 7523 2.2)', () => {
+  let dir: string;
+  let stack: Awaited<ReturnType<typeof startStack>> | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portcullis-key-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  async function keyFile(name: string, format: 'pem' | 'jwk') {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const file = join(dir, name);
+    await writeFile(
+      file,
+      format === 'pem' ? await exportPKCS8(privateKey) : JSON.stringify(await exportJWK(privateKey)),
+    );
+    return { file, publicKey };
+  }
+
+  it.each(['pem', 'jwk'] as const)(
+    'logs in as the pre-registered client with a signed assertion from a %s key file, never printing the key',
+    async (format) => {
+      stack = await startStack({
+        registration: false,
+        tokenEndpointAuthMethods: ['none', 'private_key_jwt'],
+      });
+      const { file, publicKey } = await keyFile(`client-${format}`, format);
+      const home = await mkdtemp(join(dir, 'home-'));
+
+      const result = await runCli(
+        [
+          'login',
+          stack.mcpUrl,
+          '--headless',
+          '--client-id',
+          'key-client',
+          '--private-key',
+          file,
+          '--key-id',
+          'k1',
+        ],
+        { PORTCULLIS_HOME: home },
+      );
+
+      expect(result.code).toBe(0);
+      const [token] = stack.tokenRequests;
+      expect(token?.get('client_assertion_type')).toBe(
+        'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      );
+      const { payload, protectedHeader } = await jwtVerify(token?.get('client_assertion') ?? '', publicKey, {
+        issuer: 'key-client',
+        subject: 'key-client',
+        audience: stack.as.url,
+      });
+      expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: 'k1' });
+      expect(typeof payload.jti).toBe('string');
+      const key = await readFile(file, 'utf8');
+      expect(result.stdout + result.stderr).not.toContain(key.trim().split('\n')[1] ?? key);
+      expect(result.stderr).not.toContain(token?.get('client_assertion'));
+    },
+  );
+
+  it('registers the public key dynamically when there is no --client-id', async () => {
+    stack = await startStack({ tokenEndpointAuthMethods: ['none', 'private_key_jwt'] });
+    const { file } = await keyFile('register.pem', 'pem');
+
+    const result = await runCli(['login', stack.mcpUrl, '--headless', '--private-key', file], {
+      PORTCULLIS_HOME: await mkdtemp(join(dir, 'home-')),
+    });
+
+    expect(result.code).toBe(0);
+    expect(stack.registrations[0]).toMatchObject({
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [{ kty: 'EC', crv: 'P-256', alg: 'ES256' }] },
+    });
+    expect(stack.tokenRequests[0]?.get('client_assertion')).toEqual(expect.any(String));
+  });
+
+  it('stops with client_auth_unsupported at a server that does not list private_key_jwt', async () => {
+    stack = await startStack({ registration: false });
+    const { file } = await keyFile('unsupported.pem', 'pem');
+
+    const result = await runCli(
+      ['login', stack.mcpUrl, '--headless', '--client-id', 'key-client', '--private-key', file],
+      { PORTCULLIS_HOME: await mkdtemp(join(dir, 'home-')) },
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('[client_auth_unsupported]');
+    expect(stack.authorizationRequests).toEqual([]);
+  });
+
+  it('acts as the conformance client with the private key of MCP_CONFORMANCE_CONTEXT', async () => {
+    stack = await startStack({ registration: false, tokenEndpointAuthMethods: ['private_key_jwt'] });
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+
+    const result = await runCli(['conformance', stack.mcpUrl], {
+      PORTCULLIS_HOME: await mkdtemp(join(dir, 'home-')),
+      MCP_CONFORMANCE_SCENARIO: 'auth/client-credentials-jwt',
+      MCP_CONFORMANCE_PROTOCOL_VERSION: '2025-06-18',
+      MCP_CONFORMANCE_CONTEXT: JSON.stringify({
+        client_id: 'suite-key-client',
+        private_key_pem: await exportPKCS8(privateKey),
+        signing_algorithm: 'ES256',
+      }),
+    });
+
+    expect(result.code).toBe(0);
+    await expect(
+      jwtVerify(stack.tokenRequests[0]?.get('client_assertion') ?? '', publicKey, {
+        issuer: 'suite-key-client',
+        subject: 'suite-key-client',
+        audience: stack.as.url,
+      }),
+    ).resolves.toBeDefined();
+  });
+
+  it.each([
+    ['missing', undefined, 'cannot read the private key file'],
+    ['garbage', 'hello', 'cannot be used: not a PEM private key'],
+    ['public', 'public', 'cannot be used: a public key'],
+  ])('a %s key file is one line naming the file, exit 1', async (name, content, message) => {
+    const file = join(dir, `bad-${name}`);
+    if (content === 'public') {
+      const { publicKey } = await generateKeyPair('ES256', { extractable: true });
+      await writeFile(file, JSON.stringify(await exportJWK(publicKey)));
+    } else if (content !== undefined) {
+      await writeFile(file, content);
+    }
+
+    const result = await runCli(
+      ['login', 'http://127.0.0.1:1/mcp', '--headless', '--client-id', 'c', '--private-key', file],
+      { PORTCULLIS_HOME: dir },
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`portcullis: ${result.stderr.slice('portcullis: '.length).trimEnd()}\n`);
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(file);
+    expect(result.stderr).toContain(message);
+  });
+});
+
 describe('command line usage errors', () => {
   it.each([
     [['call', 'http://127.0.0.1:1/mcp'], 'call needs a tool name'],
@@ -159,6 +308,11 @@ describe('command line usage errors', () => {
     ],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['login', 'http://127.0.0.1:1/mcp', '--client-secret', 'x'], '--client-secret needs --client-id'],
+    [['login', 'http://127.0.0.1:1/mcp', '--key-id', 'k'], '--key-id needs --private-key'],
+    [
+      ['login', 'http://127.0.0.1:1/mcp', '--client-id', 'c', '--client-secret', 's', '--private-key', 'f'],
+      'give one',
+    ],
   ])('%j exits 2 with "%s" and the usage', async (argv, message) => {
     const result = await runCli(argv, {});
     expect(result.code).toBe(2);
@@ -170,5 +324,7 @@ describe('command line usage errors', () => {
     const result = await runCli(['--help'], {});
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('conformance <server-url>');
+    expect(result.stdout).toContain('--private-key <file>');
+    expect(result.stdout).toContain('--key-id <kid>');
   });
 });

@@ -74,6 +74,7 @@ export class AppModule {
 
 function authorizationOptions(config: Env, host: ProxyHostOptions): AuthorizationServerOptions {
   return authorizationServerOptionsFromEnv(config, {
+    extensions: config.EXTENSIONS,
     ...(host.metadataDocumentFetch ? { metadataDocumentFetch: host.metadataDocumentFetch } : {}),
   });
 }

@@ -1,11 +1,14 @@
 import {
   authorizationServerEnvFields,
   checkAuthorizationServerEnv,
+  composeExtensions,
+  extensionsEnvField,
   IssuerEnvSchema,
 } from '@portcullis/authorization';
 import { baseEnvSchema } from '@portcullis/platform';
 import { isScopeToken } from '@portcullis/protocol';
 import { z } from 'zod';
+import { AVAILABLE_EXTENSIONS } from './extensions.js';
 
 /** An empty variable (`UPSTREAM_CLIENT_SECRET=`) counts as unset. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
@@ -44,6 +47,7 @@ export const envSchema = baseEnvSchema({ port: 4200 })
     UPSTREAM_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().min(1).optional()),
     UPSTREAM_SCOPES: z.preprocess(unsetIfEmpty, scopeList.default(['openid'])),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
   })
   .superRefine((env, context) => {
     checkAuthorizationServerEnv(env, context);
@@ -52,6 +56,7 @@ export const envSchema = baseEnvSchema({ port: 4200 })
       if (!env[name])
         context.addIssue({ code: 'custom', path: [name], message: 'is required in production' });
     }
-  });
+  })
+  .transform(composeExtensions(AVAILABLE_EXTENSIONS));
 
 export type Env = z.infer<typeof envSchema>;

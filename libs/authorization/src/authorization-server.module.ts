@@ -10,12 +10,13 @@ import { ConsentStep } from './authorize/steps/consent.step.js';
 import { LoopbackConfirmationStep } from './authorize/steps/loopback-confirmation.step.js';
 import { PasswordSignInStep } from './authorize/steps/password-sign-in.step.js';
 import { ClientAuthenticator } from './clients/client-authentication.js';
+import { UsedJwtIds } from './clients/client-assertions/used-jwt-id.repository.js';
+import { ClientAssertionVerifier } from './clients/client-assertions/client-assertion.verifier.js';
+import { ClientKeySets } from './clients/client-assertions/client-key-sets.js';
 import { CLIENT_SOURCE } from './clients/client.js';
 import { ClientRepository } from './clients/client.repository.js';
 import { ClientResolver } from './clients/client-resolver.js';
-import {
-  ClientIdMetadataDocumentSource,
-} from './clients/metadata-documents/client-id-metadata-document.source.js';
+import { ClientIdMetadataDocumentSource } from './clients/metadata-documents/client-id-metadata-document.source.js';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -138,6 +139,9 @@ export class AuthorizationServerModule {
         },
         RedirectTrust,
         SessionRepository,
+        UsedJwtIds,
+        ClientAssertionVerifier,
+        ClientKeySets,
         ClientAuthenticator,
         ConsentRepository,
         GrantRepository,
@@ -165,12 +169,13 @@ export class AuthorizationServerModule {
             refreshToken: TokenGrant,
             tokens: TokenIssuer,
             resources: ResourceRegistry,
+            usedJwtIds: UsedJwtIds,
           ): TokenGrant[] => [
             authorizationCode,
             refreshToken,
-            ...extensionGrants(options, tokens, resources),
+            ...extensionGrants(options, tokens, resources, usedJwtIds),
           ],
-          inject: [AuthorizationCodeGrant, RefreshTokenGrant, TokenIssuer, ResourceRegistry],
+          inject: [AuthorizationCodeGrant, RefreshTokenGrant, TokenIssuer, ResourceRegistry, UsedJwtIds],
         },
         ...appProviders,
       ],

@@ -102,3 +102,4 @@ export {
   type AuthorizationServerEnv,
   type AuthorizationServerHostOptions,
 } from './config/authorization-server.env.js';
+export { composeExtensions, extensionsEnvField, type ExtensionCatalogue } from './config/extensions.env.js';

@@ -16,6 +16,7 @@
  * - Requests to other URLs pass through untouched, and so does a response from outside the resource that a
  *   redirect led to: its challenge is not the resource's.
  */
+import type { ExtensionRegistry } from '@portcullis/extensions';
 import { isClientIdMetadataUrl, isLoopbackClientIdMetadataUrl } from '@portcullis/metadata';
 import { canonicalizeResourceUri } from '@portcullis/protocol';
 import { LATEST_REVISION, getRevision, type Revision } from '@portcullis/revisions';
@@ -26,6 +27,7 @@ import {
   type DiscoveredAuthorizationServer,
 } from './discovery/authorization-server.discovery.js';
 import { readBearerChallenge } from './discovery/bearer-challenge.js';
+import { selectGrantStrategy } from './flow/grant-strategy.js';
 import { PortcullisError } from './errors/portcullis-error.js';
 import type { AuthorizationServerSelector, FlowContext } from './flow/authorization-flow.js';
 import { discardBody, type FetchLike } from './http/http.js';
@@ -45,8 +47,11 @@ import type { UserAgent } from './user-agent/user-agent.js';
 export interface AuthorizedFetchOptions {
   /** The protected resource (the MCP endpoint URL), e.g. `http://localhost:4100/mcp`. */
   readonly resource: string;
-  /** Takes the user to the authorization server and brings back the callback. */
-  readonly userAgent: UserAgent;
+  /**
+   * Takes the user to the authorization server and brings back the callback. Not needed with a `grantStrategy`
+   * that has no fallback to the authorization code flow.
+   */
+  readonly userAgent?: UserAgent;
   /** The spec revision whose rules apply; default the latest (`2026-07-28`). */
   readonly revision?: string;
   /** Where tokens and registered clients are kept; default a {@link MemoryTokenStore}. */
@@ -71,6 +76,19 @@ export interface AuthorizedFetchOptions {
   readonly now?: () => number;
   /** Told each step of the flow. */
   readonly onProgress?: ProgressListener;
+  /** Composed extensions (`@portcullis/extensions`) whose client grant strategies `grantStrategy` names. */
+  readonly extensions?: ExtensionRegistry;
+  /**
+   * Obtain tokens with this client grant strategy of `extensions` (e.g. `client-credentials`) instead of the
+   * authorization code flow, where the authorization server lists its grant type in `grant_types_supported`; it
+   * uses the pre-registered client of `clientCredentials` for that issuer.
+   */
+  readonly grantStrategy?: string;
+  /**
+   * Where the authorization server does not list the strategy's grant type: `error` (default,
+   * `grant_type_unsupported`) or `authorization_code` (run the authorization code flow instead).
+   */
+  readonly grantStrategyFallback?: 'error' | 'authorization_code';
 }
 
 /**
@@ -122,7 +140,18 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
       'clientMetadataUrl must be an https URL (http only on a loopback host) with a path, without fragment, userinfo or dot segments',
     );
   }
-  for (const uri of options.userAgent.redirectUris) {
+  const grantStrategy =
+    options.grantStrategy === undefined
+      ? undefined
+      : selectGrantStrategy(
+          options.extensions,
+          options.grantStrategy,
+          options.grantStrategyFallback === 'authorization_code',
+        );
+  if (options.userAgent === undefined && (grantStrategy?.fallbackToAuthorizationCode ?? true)) {
+    throw new TypeError('userAgent is required unless a grantStrategy without fallback obtains every token');
+  }
+  for (const uri of options.userAgent?.redirectUris ?? []) {
     const url = new URL(uri);
     if (url.href !== uri || url.search !== '')
       throw new TypeError(`redirect URI ${uri} must be normalised and have no query`);
@@ -154,6 +183,7 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
     },
     now: options.now ?? Date.now,
     onProgress: options.onProgress,
+    grantStrategy,
   };
   const session = new ResourceSession(context, (options.refreshSkewSeconds ?? 60) * 1000);
   const stepUpAttempts = new Map<string, number>();

@@ -14,6 +14,14 @@ export {
   type PortcullisErrorDetails,
 } from './errors/portcullis-error.js';
 export type { PreRegisteredClient, ClientIdSource } from './client-id/client-id.resolver.js';
+export {
+  CLIENT_ASSERTION_ALGORITHMS,
+  ClientAssertionKeyError,
+  importClientAssertionKey,
+  type ClientAssertionAlgorithm,
+  type ClientAssertionKey,
+  type ClientAssertionKeyOptions,
+} from './client-auth/client-assertion-key.js';
 export { applicationTypeFor, type ClientRegistrationMetadata } from './client-id/registration.endpoint.js';
 export { readBearerChallenge, type BearerChallenge } from './discovery/bearer-challenge.js';
 export {
@@ -25,6 +33,7 @@ export {
   type DiscoveredAuthorizationServer,
 } from './discovery/authorization-server.discovery.js';
 export type { AuthorizationServerSelector } from './flow/authorization-flow.js';
+export type { SelectedGrantStrategy } from './flow/grant-strategy.js';
 export { CALLBACK_CHECKS, checkAuthorizationResponse } from './flow/authorization-response.js';
 export type { PendingAuthorization } from './flow/authorization-request.js';
 export {

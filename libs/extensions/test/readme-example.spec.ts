@@ -60,7 +60,7 @@ describe('the README worked example', () => {
   const redeem = (ticket: string) =>
     registry.grantHandler(TICKET_GRANT)?.(
       { grantType: TICKET_GRANT, params: { ticket }, resources: ['https://mcp.example.com'], client },
-      { issuer, revision, issueTokens },
+      { issuer, revision, issueTokens, useOnce: async () => true },
     );
 
   it('puts the extension field and grant type into the host metadata document beside the host fields', () => {

@@ -20,6 +20,7 @@ describe('module boundaries', () => {
     ['metadata', "import { PrismaClient } from '@prisma/client';"],
     ['revisions', "import Fastify from 'fastify';"],
     ['extensions', "import pg from 'pg';"],
+    ['extension-client-credentials', "import { Injectable } from '@nestjs/common';"],
   ])('fails lint when framework-free %s imports a framework (%s)', async (lib, code) => {
     const errors = await boundaryErrors(
       `libs/${lib}/src/boundary-probe.ts`,
@@ -45,6 +46,14 @@ describe('module boundaries', () => {
     const errors = await boundaryErrors(
       'libs/metadata/src/boundary-probe.ts',
       "import { parseScope } from '@portcullis/protocol';\nexport const probe = parseScope;\n",
+    );
+    expect(errors).toEqual([]);
+  });
+
+  it('lets an extension package import the extension contract and the protocol lib', async () => {
+    const errors = await boundaryErrors(
+      'libs/extension-client-credentials/src/boundary-probe.ts',
+      "import { defineExtension } from '@portcullis/extensions';\nimport { OAuthError } from '@portcullis/protocol';\nexport const probe = [defineExtension, OAuthError];\n",
     );
     expect(errors).toEqual([]);
   });

@@ -7,8 +7,12 @@ export interface AdminValues {
   'redirect-uri'?: string[];
   auth?: string;
   'no-refresh'?: boolean;
+  'jwks-uri'?: string;
+  'jwks-file'?: string;
   'client-id'?: string;
   'resource-server'?: string;
+  grant?: string;
+  scope?: string;
   password?: string;
   json?: boolean;
 }

@@ -10,9 +10,13 @@ import { USER_COMMANDS } from './users.commands.js';
 const USAGE = `portcullis-admin: manage the authorization server's database (the one DATABASE_URL or PGLITE_DIR names)
 
   clients create --name NAME --redirect-uri URI [--redirect-uri URI ...]
-                 [--auth none|client_secret_basic|client_secret_post] [--no-refresh] [--client-id ID]
+                 [--auth none|client_secret_basic|client_secret_post|private_key_jwt] [--no-refresh] [--client-id ID]
+                 [--jwks-uri URL | --jwks-file FILE]   (private_key_jwt: the client's public keys, RFC 7523)
   clients create --name NAME --resource-server RESOURCE_URI [--auth client_secret_basic|client_secret_post]
                  [--client-id ID]          (a resource server: it may introspect tokens issued for RESOURCE_URI)
+  clients create --name NAME --grant client_credentials [--scope "SCOPE ..."]
+                 [--auth client_secret_basic|client_secret_post] [--client-id ID]
+                                         (a machine client: client credentials grant, EXTENSIONS=client-credentials)
   clients list
   clients delete CLIENT_ID               (its grants and tokens are revoked)
   users create USERNAME [--password PASSWORD]   (a random password is made and shown once without one)
@@ -61,8 +65,12 @@ export async function runAdmin(
         'redirect-uri': { type: 'string', multiple: true },
         auth: { type: 'string' },
         'no-refresh': { type: 'boolean' },
+        'jwks-uri': { type: 'string' },
+        'jwks-file': { type: 'string' },
         'client-id': { type: 'string' },
         'resource-server': { type: 'string' },
+        grant: { type: 'string' },
+        scope: { type: 'string' },
         password: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },

@@ -6,14 +6,16 @@ import {
   GrantRepository,
   hashClientSecret,
 } from '@portcullis/authorization';
-import { canonicalizeResourceUri } from '@portcullis/protocol';
 import { safeUrl } from '@portcullis/metadata';
+import { canonicalizeResourceUri } from '@portcullis/protocol';
 import type { AdminCommand } from './admin-command.js';
+import { clientKeys } from './client-keys.js';
+import { createGrantClient } from './grant-client.command.js';
 
 /** MCP "Communication Security": a redirect URI is https, or http on a loopback host; no fragment. */
 const RedirectUri = safeUrl({ httpsUnlessLoopback: true });
 
-const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'];
+const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 
 /**
  * `clients create --resource-server`: a confidential client that is the resource server of one configured resource.
@@ -82,6 +84,7 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
 export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
   async 'clients create'(context) {
     if (context.values['resource-server'] !== undefined) return createResourceServer(context);
+    if (context.values.grant !== undefined) return createGrantClient(context);
     const { prisma, values, print, fail } = context;
     const redirectUris = values['redirect-uri'] ?? [];
     const problems = redirectUris.flatMap((uri) => {
@@ -96,7 +99,10 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
       );
     }
     if (!AUTH_METHODS.includes(auth)) return fail(`--auth must be ${AUTH_METHODS.join(', ')}`, 2);
-    const secret = auth === 'none' ? undefined : generateClientSecret();
+    const keys = clientKeys(auth, values['jwks-uri'], values['jwks-file']);
+    if (typeof keys === 'string') return fail(keys, 2);
+    const secret =
+      auth === 'client_secret_basic' || auth === 'client_secret_post' ? generateClientSecret() : undefined;
     const client = await new ClientRepository(prisma).create({
       clientId: values['client-id'] ?? `pc_${randomBytes(12).toString('base64url')}`,
       clientName: values.name,
@@ -106,6 +112,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
       applicationType: redirectUris.every((uri) => uri.startsWith('https:')) ? 'web' : 'native',
       origin: 'preregistered',
       ...(secret ? { secretHash: hashClientSecret(secret) } : {}),
+      ...(keys ? { metadata: keys } : {}),
     });
     print(
       [

@@ -17,7 +17,16 @@ interface Grant {
 
 export interface StackOptions {
   readonly registration?: boolean;
+  /** The token endpoint authentication methods the metadata lists (default `none`, `client_secret_basic`). */
+  readonly tokenEndpointAuthMethods?: readonly string[];
+  /**
+   * `grant_types_supported` of the metadata (default: not listed). With the jwt-bearer grant listed, the token
+   * endpoint redeems any assertion sent by a client authenticated with HTTP Basic (the ID-JAG is checked by the test).
+   */
+  readonly grantTypes?: readonly string[];
 }
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 async function listen(
   handler: (request: IncomingMessage, response: ServerResponse, body: string) => Promise<void>,
@@ -74,6 +83,8 @@ function mcpServer(): McpServer {
 export async function startStack(options: StackOptions = {}) {
   const authorizationRequests: URLSearchParams[] = [];
   const tokenRequests: URLSearchParams[] = [];
+  /** The `Authorization` header of each token request, in the order of `tokenRequests`. */
+  const tokenAuthorizations: (string | undefined)[] = [];
   const registrations: Record<string, unknown>[] = [];
   const codes = new Map<string, Grant & { challenge: string; redirectUri: string }>();
   const accessTokens = new Map<string, Grant>();
@@ -88,9 +99,13 @@ export async function startStack(options: StackOptions = {}) {
         ...(options.registration === false ? {} : { registration_endpoint: `${as.url}/register` }),
         response_types_supported: ['code'],
         code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
+        token_endpoint_auth_methods_supported: options.tokenEndpointAuthMethods ?? [
+          'none',
+          'client_secret_basic',
+        ],
         authorization_response_iss_parameter_supported: true,
         scopes_supported: ['notes:read', 'notes:write', 'offline_access'],
+        ...(options.grantTypes === undefined ? {} : { grant_types_supported: options.grantTypes }),
       });
     }
     if (url.pathname === '/authorize') {
@@ -113,6 +128,25 @@ export async function startStack(options: StackOptions = {}) {
     if (url.pathname === '/token') {
       const params = new URLSearchParams(body);
       tokenRequests.push(params);
+      tokenAuthorizations.push(request.headers.authorization);
+      if (params.get('grant_type') === JWT_BEARER && options.grantTypes?.includes(JWT_BEARER)) {
+        const basic = request.headers.authorization?.match(/^Basic (.+)$/)?.[1];
+        if (basic === undefined) return json(response, 401, { error: 'invalid_client' });
+        if (!params.get('assertion')) return json(response, 400, { error: 'invalid_request' });
+        const scope = (params.get('scope') ?? '').split(' ').filter((value) => value !== '');
+        const accessToken = `at-${randomBytes(12).toString('hex')}`;
+        accessTokens.set(accessToken, {
+          clientId: decodeURIComponent(Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? ''),
+          scope,
+          resource: params.get('resource'),
+        });
+        return json(response, 200, {
+          access_token: accessToken,
+          token_type: 'Bearer',
+          expires_in: 3600,
+          ...(scope.length === 0 ? {} : { scope: scope.join(' ') }),
+        });
+      }
       const code = codes.get(params.get('code') ?? '');
       codes.delete(params.get('code') ?? '');
       const verifier = createHash('sha256')
@@ -192,6 +226,7 @@ export async function startStack(options: StackOptions = {}) {
     mcpUrl: `${mcp.url}/mcp`,
     authorizationRequests,
     tokenRequests,
+    tokenAuthorizations,
     registrations,
     close: async () => {
       await Promise.all([as.close(), mcp.close()]);

@@ -1,8 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OAuthError, hasUnsafeCharacter } from '@portcullis/protocol';
 import type { RequestParameters } from '../http/request-parameters.js';
+import {
+  ClientAssertionVerifier,
+  JWT_BEARER_ASSERTION_TYPE,
+} from './client-assertions/client-assertion.verifier.js';
 import { CLIENT_SOURCE, type ClientSource, type OAuthClient } from './client.js';
 import { verifyClientSecret } from './client-secret.js';
+import { InvalidClientError } from './invalid-client.error.js';
+
+export { InvalidClientError };
 
 /** A client identified (public) or authenticated (confidential) at the token endpoint. */
 export interface AuthenticatedOAuthClient {
@@ -11,17 +18,11 @@ export interface AuthenticatedOAuthClient {
   readonly method: string;
 }
 
-/** Thrown for a failed client authentication: 401 `invalid_client` with `WWW-Authenticate: Basic`. */
-export class InvalidClientError extends OAuthError {
-  constructor(description: string) {
-    super('invalid_client', description);
-  }
-}
-
 /**
- * Client authentication at the token endpoint (RFC 6749 2.3, OAuth 2.1 2.4). Exactly one method per request:
- * `client_secret_basic` (the Authorization header), `client_secret_post` (`client_secret` in the body), or `none`
- * (a public client naming itself with `client_id`). Two methods at once is `invalid_request`; the method must be
+ * Client authentication at the token endpoint (RFC 6749 2.3, OAuth 2.1 2.4), and at introspection and revocation.
+ * Exactly one method per request: `client_secret_basic` (the Authorization header), `client_secret_post`
+ * (`client_secret` in the body), `private_key_jwt` (a signed `client_assertion`, RFC 7523 2.2; the client may be
+ * named by the assertion's `sub` alone), or `none` (a public client naming itself with `client_id`). Two methods at once is `invalid_request`; the method must be
  * the one the client registered; a wrong secret is `invalid_client`, and so are Basic credentials holding a control
  * character or a lone surrogate (refused before any lookup). Every failure looks the same from outside, so the
  * response does not tell whether a client ID exists.
@@ -31,9 +32,15 @@ export class InvalidClientError extends OAuthError {
  */
 @Injectable()
 export class ClientAuthenticator {
-  constructor(@Inject(CLIENT_SOURCE) private readonly clients: ClientSource) {}
+  constructor(
+    @Inject(CLIENT_SOURCE) private readonly clients: ClientSource,
+    private readonly assertions: ClientAssertionVerifier,
+  ) {}
 
-  async authenticate(params: RequestParameters, authorization: string | undefined): Promise<AuthenticatedOAuthClient> {
+  async authenticate(
+    params: RequestParameters,
+    authorization: string | undefined,
+  ): Promise<AuthenticatedOAuthClient> {
     const basic = parseBasic(authorization);
     const methods = [
       basic ? 'client_secret_basic' : undefined,
@@ -41,11 +48,22 @@ export class ClientAuthenticator {
       params.has('client_assertion') || params.has('client_assertion_type') ? 'private_key_jwt' : undefined,
     ].filter((method): method is string => method !== undefined);
     if (methods.length > 1) {
-      throw new OAuthError('invalid_request', `more than one client authentication method: ${methods.join(', ')}`);
+      throw new OAuthError(
+        'invalid_request',
+        `more than one client authentication method: ${methods.join(', ')}`,
+      );
     }
     const method = methods[0] ?? 'none';
     const bodyClientId = params.get('client_id');
-    const clientId = basic?.clientId ?? bodyClientId;
+    const assertion = method === 'private_key_jwt' ? this.#assertion(params) : undefined;
+    const claimed = assertion === undefined ? undefined : ClientAssertionVerifier.claimedClient(assertion);
+    if (assertion !== undefined && !claimed)
+      throw new InvalidClientError('client_assertion is not a JWT with a sub');
+    if (claimed !== undefined && bodyClientId !== undefined && bodyClientId !== claimed) {
+      // RFC 7521 4.2: a client_id sent beside the assertion must name the client the assertion is from.
+      throw new InvalidClientError('client_id differs from the client_assertion sub');
+    }
+    const clientId = basic?.clientId ?? claimed ?? bodyClientId;
     if (!clientId) throw new InvalidClientError('client authentication failed');
     if (basic && bodyClientId !== undefined && bodyClientId !== basic.clientId) {
       throw new OAuthError('invalid_request', 'client_id in the body differs from the authenticated client');
@@ -62,15 +80,32 @@ export class ClientAuthenticator {
       case 'client_secret_basic':
       case 'client_secret_post': {
         const secret = basic?.secret ?? params.get('client_secret') ?? '';
-        const expired = client.secretExpiresAt !== undefined && client.secretExpiresAt.getTime() <= Date.now();
+        const expired =
+          client.secretExpiresAt !== undefined && client.secretExpiresAt.getTime() <= Date.now();
         if (expired || !verifyClientSecret(secret, client.secretHash)) {
           throw new InvalidClientError('client authentication failed');
         }
         return { client, method };
       }
+      case 'private_key_jwt':
+        await this.assertions.verify(assertion ?? '', client);
+        return { client, method };
       default:
         throw new InvalidClientError('client authentication method not supported');
     }
+  }
+
+  /** The assertion of a `private_key_jwt` request, of the one supported type (RFC 7521 4.2). */
+  #assertion(params: RequestParameters): string {
+    const type = params.get('client_assertion_type');
+    const assertion = params.get('client_assertion');
+    if (!type || !assertion) {
+      throw new OAuthError('invalid_request', 'client_assertion and client_assertion_type go together');
+    }
+    if (type !== JWT_BEARER_ASSERTION_TYPE) {
+      throw new InvalidClientError(`client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}`);
+    }
+    return assertion;
   }
 }
 

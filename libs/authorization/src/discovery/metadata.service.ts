@@ -4,6 +4,7 @@ import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
+import { CLIENT_ASSERTION_ALGORITHMS } from '../clients/client-assertions/client-assertion.verifier.js';
 import { SIGNING_ALGORITHM } from '../keys/signing-keys.service.js';
 import { ResourceRegistry, SERVER_SCOPES } from '../resources/resource-registry.js';
 
@@ -51,14 +52,32 @@ export class MetadataService {
       response_modes_supported: ['query'],
       grant_types_supported: [...new Set(grantTypes)],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: [
+        'none',
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
+      // RFC 8414 2: the algorithms a private_key_jwt client assertion may use (asymmetric only, RFC 7523 3).
+      token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
       // RFC 7591 3: only while registration is enabled (deprecated under 2026-07-28; see the README).
       ...(this.options.registration?.enabled ? { registration_endpoint: this.endpoint('register') } : {}),
       // RFC 7662 2 (confidential clients only) and RFC 7009 2 (public clients too, by client_id).
       introspection_endpoint: this.endpoint('introspect'),
-      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      introspection_endpoint_auth_methods_supported: [
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
+      introspection_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
       revocation_endpoint: this.endpoint('revoke'),
-      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: [
+        'none',
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
+      revocation_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
       scopes_supported: [...new Set([...SERVER_SCOPES, ...resourceScopes])],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: [SIGNING_ALGORITHM],

@@ -1,5 +1,6 @@
 import type { GrantHandler, TokenResponse } from '@portcullis/extensions';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
+import type { UsedJwtIds } from '../clients/client-assertions/used-jwt-id.repository.js';
 import type { AuthorizationServerOptions } from '../config/authorization-server.options.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import type { ResourceRegistry } from '../resources/resource-registry.js';
@@ -27,6 +28,7 @@ export class ExtensionGrant implements TokenGrant {
     private readonly options: AuthorizationServerOptions,
     private readonly tokens: TokenIssuer,
     private readonly resources: ResourceRegistry,
+    private readonly usedJwtIds: UsedJwtIds,
   ) {}
 
   async handle(params: RequestParameters, authenticated: AuthenticatedOAuthClient): Promise<TokenResponse> {
@@ -59,6 +61,7 @@ export class ExtensionGrant implements TokenGrant {
             scopes,
           });
         },
+        useOnce: (issuer, jti, expiresAt) => this.usedJwtIds.use(issuer, jti, expiresAt),
       },
     );
   }
@@ -69,9 +72,10 @@ export function extensionGrants(
   options: AuthorizationServerOptions,
   tokens: TokenIssuer,
   resources: ResourceRegistry,
+  usedJwtIds: UsedJwtIds,
 ): ExtensionGrant[] {
   return options.extensions.grantTypes().flatMap((grantType) => {
     const handler = options.extensions.grantHandler(grantType);
-    return handler ? [new ExtensionGrant(grantType, handler, options, tokens, resources)] : [];
+    return handler ? [new ExtensionGrant(grantType, handler, options, tokens, resources, usedJwtIds)] : [];
   });
 }

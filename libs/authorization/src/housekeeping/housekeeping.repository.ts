@@ -8,6 +8,7 @@ export interface ExpiredRowsDeleted {
   accessTokens: number;
   loginSessions: number;
   grants: number;
+  usedJwtIds: number;
 }
 
 /** How many grants past their absolute lifetime one sweep deletes at most. */
@@ -36,7 +37,7 @@ export class HousekeepingRepository {
    * sessions expired before `before`; and the grants `expiredGrants` with their refresh tokens and codes.
    */
   async deleteExpired(now: Date, before: Date, expiredGrants: string[]): Promise<ExpiredRowsDeleted> {
-    const [pendingAuthorizations, authorizationCodes, accessTokens, loginSessions, , , grants] =
+    const [pendingAuthorizations, authorizationCodes, accessTokens, loginSessions, , , grants, usedJwtIds] =
       await this.prisma.$transaction([
         this.prisma.pendingAuthorization.deleteMany({ where: { expiresAt: { lt: now } } }),
         this.prisma.authorizationCode.deleteMany({ where: { expiresAt: { lt: before } } }),
@@ -45,6 +46,8 @@ export class HousekeepingRepository {
         this.prisma.refreshToken.deleteMany({ where: { grantId: { in: expiredGrants } } }),
         this.prisma.authorizationCode.deleteMany({ where: { grantId: { in: expiredGrants } } }),
         this.prisma.authorizationGrant.deleteMany({ where: { id: { in: expiredGrants } } }),
+        // A used jti only has to be remembered while its JWT could still be accepted.
+        this.prisma.usedJwtId.deleteMany({ where: { expiresAt: { lt: now } } }),
       ]);
     return {
       pendingAuthorizations: pendingAuthorizations.count,
@@ -52,6 +55,7 @@ export class HousekeepingRepository {
       accessTokens: accessTokens.count,
       loginSessions: loginSessions.count,
       grants: grants.count,
+      usedJwtIds: usedJwtIds.count,
     };
   }
 

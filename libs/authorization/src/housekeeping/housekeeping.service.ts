@@ -18,6 +18,8 @@ export interface SweepResult {
   accessTokens: number;
   loginSessions: number;
   grants: number;
+  /** `jti`s of accepted JWTs (client assertions, extension assertions) past their expiry. */
+  usedJwtIds: number;
   /** Dynamically registered clients deleted as unused or idle, with their dead grants, tokens and consents. */
   clients: number;
 }

@@ -85,7 +85,8 @@ export class RegistrationService {
 
     const metadata = registeredMetadata(context);
     const method = establishedField(context, 'tokenEndpointAuthMethod');
-    const secret = method === 'none' ? undefined : generateClientSecret();
+    // A shared secret only for the methods that use one: a public client has none, a private_key_jwt client its keys.
+    const secret = method === 'client_secret_basic' || method === 'client_secret_post' ? generateClientSecret() : undefined;
     const clientId = `${DYNAMIC_CLIENT_ID_PREFIX}${randomBytes(18).toString('base64url')}`;
     const issuedAt = Math.floor(Date.now() / 1000);
     const { client_name: clientName, scope } = establishedField(context, 'metadata');

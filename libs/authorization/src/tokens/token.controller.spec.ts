@@ -9,6 +9,7 @@ import { OAuthError } from '@portcullis/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { AuthenticatedOAuthClient, ClientAuthenticator } from '../clients/client-authentication.js';
 import { InvalidClientError } from '../clients/client-authentication.js';
+import type { UsedJwtIds } from '../clients/client-assertions/used-jwt-id.repository.js';
 import type { OAuthClient } from '../clients/client.js';
 import type { AuthorizationServerOptions } from '../config/authorization-server.options.js';
 import { extensionGrants } from '../grants/extension.grant.js';
@@ -75,7 +76,7 @@ function endpoint(authenticate: () => Promise<AuthenticatedOAuthClient>) {
   };
   const controller = new TokenController({ authenticate } as unknown as ClientAuthenticator, [
     builtIn,
-    ...extensionGrants(options, tokens, resources),
+    ...extensionGrants(options, tokens, resources, { use: async () => true } as unknown as UsedJwtIds),
   ]);
   const request = { headers: {} } as FastifyRequest;
   const post = (form: string) => controller.token(RequestParameters.fromForm(form), request);

@@ -13,7 +13,12 @@
  *   afterwards. Registered credentials are stored per issuer and re-used; a new issuer means a new registration.
  * - RFC 8252 Section 7.3: a stored registration is re-used only when its registered redirect URIs accept this
  *   session's redirect URI (`redirectUriMatches`, loopback port freedom included).
- * - CIMD draft Section 4: a metadata-document client is public (`none`).
+ * - CIMD draft Section 4: a metadata-document client is public (`none`); this SDK does not publish documents, so
+ *   it never declares keys in one.
+ * - RFC 7523 Section 2.2 and RFC 8414 Section 2: a pre-registered client with a private key, and a registration
+ *   made with one, authenticate with `private_key_jwt`, only at a server that lists it (`client_auth_unsupported`
+ *   before anything is sent otherwise). A stored registration is re-used only with the key it was made with
+ *   (its RFC 7638 thumbprint), and one made with a key only while that key is configured.
  */
 import { redirectUriMatches } from '@portcullis/protocol';
 import type { Revision } from '@portcullis/revisions';
@@ -21,6 +26,8 @@ import type { DiscoveredAuthorizationServer } from '../discovery/authorization-s
 import { PortcullisError } from '../errors/portcullis-error.js';
 import type { FetchLike } from '../http/http.js';
 import { report, type ProgressListener } from '../progress.js';
+import type { ClientAssertionKey } from '../client-auth/client-assertion-key.js';
+import { assertPrivateKeyJwtSupported } from '../client-auth/private-key-jwt.js';
 import type { StoredClient, TokenEndpointAuthMethod, TokenStore } from '../store/token-store.js';
 import {
   chooseTokenEndpointAuthMethod,
@@ -41,6 +48,8 @@ export interface PreRegisteredClient {
   /** The issuer these credentials belong to. Absent: bound to the first authorization server they are used with. */
   readonly issuer?: string;
   readonly tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /** A private key registered for this client (`private_key_jwt`, RFC 7523 2.2), from `importClientAssertionKey`. */
+  readonly privateKey?: ClientAssertionKey;
 }
 
 /**
@@ -129,16 +138,20 @@ export async function resolveClient(input: ResolveClientInput): Promise<Resolved
       'client_id',
       `Using the pre-registered client ID ${preRegistered.clientId} at ${issuer}`,
     );
+    const tokenEndpointAuthMethod = chooseTokenEndpointAuthMethod({
+      registered: preRegistered.tokenEndpointAuthMethod,
+      hasSecret: preRegistered.clientSecret !== undefined,
+      hasPrivateKey: preRegistered.privateKey !== undefined,
+      supported,
+    });
+    if (tokenEndpointAuthMethod === 'private_key_jwt' && preRegistered.privateKey !== undefined)
+      assertPrivateKeyJwtSupported(server, preRegistered.privateKey);
     return {
       source: 'pre-registered',
       issuer,
       clientId: preRegistered.clientId,
       ...(preRegistered.clientSecret === undefined ? {} : { clientSecret: preRegistered.clientSecret }),
-      tokenEndpointAuthMethod: chooseTokenEndpointAuthMethod({
-        registered: preRegistered.tokenEndpointAuthMethod,
-        hasSecret: preRegistered.clientSecret !== undefined,
-        supported,
-      }),
+      tokenEndpointAuthMethod,
       redirectUris: [input.redirectUri],
       registeredAt: input.now(),
     };
@@ -180,7 +193,13 @@ export async function resolveClient(input: ResolveClientInput): Promise<Resolved
       { issuer },
     );
   }
-  report(input.onProgress, 'client_id', `Registering a client at ${registrationEndpoint}`);
+  const registrationKey = input.registrationMetadata.privateKey;
+  if (registrationKey !== undefined) assertPrivateKeyJwtSupported(server, registrationKey);
+  report(
+    input.onProgress,
+    'client_id',
+    `Registering a client at ${registrationEndpoint}${registrationKey === undefined ? '' : ' (private_key_jwt)'}`,
+  );
   const response = await registrationRequest(
     input.fetch,
     registrationEndpoint,
@@ -192,6 +211,12 @@ export async function resolveClient(input: ResolveClientInput): Promise<Resolved
     }),
   );
   const registered = await processRegistrationResponse(response, registrationEndpoint);
+  const tokenEndpointAuthMethod = chooseTokenEndpointAuthMethod({
+    registered: registered.tokenEndpointAuthMethod,
+    hasSecret: registered.clientSecret !== undefined,
+    hasPrivateKey: registrationKey !== undefined,
+    supported,
+  });
   const client: StoredClient = {
     issuer,
     clientId: registered.clientId,
@@ -199,11 +224,8 @@ export async function resolveClient(input: ResolveClientInput): Promise<Resolved
     ...(registered.clientSecretExpiresAt === undefined
       ? {}
       : { clientSecretExpiresAt: registered.clientSecretExpiresAt }),
-    tokenEndpointAuthMethod: chooseTokenEndpointAuthMethod({
-      registered: registered.tokenEndpointAuthMethod,
-      hasSecret: registered.clientSecret !== undefined,
-      supported,
-    }),
+    tokenEndpointAuthMethod,
+    ...(registrationKey === undefined ? {} : { keyThumbprint: registrationKey.thumbprint }),
     redirectUris:
       registered.redirectUris.length > 0 ? registered.redirectUris : input.registrationRedirectUris,
     registeredAt: input.now(),
@@ -213,10 +235,36 @@ export async function resolveClient(input: ResolveClientInput): Promise<Resolved
   return { ...client, source: 'registered' };
 }
 
+/**
+ * The configured private key a resolved or stored `private_key_jwt` client signs with: its pre-registered
+ * credentials' key, or the registration key its registration was made with; undefined for other clients.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7523#section-2.2
+ */
+export function privateKeyFor(
+  sources: {
+    readonly preRegistered: PreRegisteredClients;
+    readonly registrationMetadata: ClientRegistrationMetadata;
+  },
+  client: StoredClient,
+): ClientAssertionKey | undefined {
+  if (client.tokenEndpointAuthMethod !== 'private_key_jwt') return undefined;
+  const preRegistered = sources.preRegistered.forIssuer(client.issuer);
+  if (preRegistered !== undefined && preRegistered.clientId === client.clientId)
+    return preRegistered.privateKey;
+  const registrationKey = sources.registrationMetadata.privateKey;
+  return registrationKey !== undefined && client.keyThumbprint === registrationKey.thumbprint
+    ? registrationKey
+    : undefined;
+}
+
 function usableRegistration(stored: StoredClient, input: ResolveClientInput): boolean {
   const secretExpired =
     stored.clientSecretExpiresAt !== undefined &&
     stored.clientSecretExpiresAt !== 0 &&
     stored.clientSecretExpiresAt * 1000 <= input.now();
-  return !secretExpired && redirectUriMatches(stored.redirectUris, input.redirectUri);
+  // The key a registration was made with, and no other: a registration made without a key is not re-used once one
+  // is configured (it would never use it), nor one made with a key once that key is gone or replaced.
+  const sameKey = stored.keyThumbprint === input.registrationMetadata.privateKey?.thumbprint;
+  return !secretExpired && sameKey && redirectUriMatches(stored.redirectUris, input.redirectUri);
 }

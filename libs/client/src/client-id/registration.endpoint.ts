@@ -11,6 +11,8 @@
  *   registers the `refresh_token` grant type.
  * - RFC 7591 Section 3.2.1 makes `client_secret_expires_at` REQUIRED with a secret; a server that omits it is
  *   read as "never expires" (0) rather than refused, since nothing in the flow depends on it.
+ * - RFC 7591 Section 2 and RFC 7523 Section 2.2: a client configured with a private key registers
+ *   `token_endpoint_auth_method: private_key_jwt` and its public key in `jwks` (never the private members).
  */
 import {
   ClientRegistrationResponseSchema,
@@ -20,6 +22,7 @@ import {
 import { isLoopbackHost } from '@portcullis/protocol';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { readJsonObject, type FetchLike } from '../http/http.js';
+import type { ClientAssertionKey } from '../client-auth/client-assertion-key.js';
 import type { TokenEndpointAuthMethod } from '../store/token-store.js';
 
 /**
@@ -32,6 +35,11 @@ export interface ClientRegistrationMetadata {
   readonly clientUri?: string;
   readonly softwareId?: string;
   readonly softwareVersion?: string;
+  /**
+   * The key to authenticate with (`private_key_jwt`): registered as `jwks`, and used for every token request of
+   * the registered client.
+   */
+  readonly privateKey?: ClientAssertionKey;
 }
 
 /**
@@ -85,7 +93,12 @@ export function registrationRequestBody(input: {
     redirect_uris: [...redirectUris],
     grant_types: input.wantsRefreshTokens ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
     response_types: ['code'],
-    token_endpoint_auth_method: 'none',
+    ...(metadata.privateKey === undefined
+      ? { token_endpoint_auth_method: 'none' }
+      : {
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks: { keys: [{ ...metadata.privateKey.publicJwk }] },
+        }),
     ...(input.sendApplicationType ? { application_type: applicationTypeFor(redirectUris) } : {}),
   };
 }
@@ -177,8 +190,9 @@ export async function processRegistrationResponse(
 
 /**
  * The token endpoint authentication method to use with a client: the registered one when the client can use it,
- * else, with a secret, the first of `client_secret_basic`, `client_secret_post` the server supports
- * (`client_secret_basic` when it does not say, RFC 8414 Section 2), else `none`.
+ * else `private_key_jwt` with a private key, else, with a secret, the first of `client_secret_basic`,
+ * `client_secret_post` the server supports (`client_secret_basic` when it does not say, RFC 8414 Section 2), else
+ * `none`.
  *
  * @see https://www.rfc-editor.org/rfc/rfc8414#section-2
  * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
@@ -187,12 +201,16 @@ export function chooseTokenEndpointAuthMethod(input: {
   registered: string | undefined;
   hasSecret: boolean;
   supported: readonly string[] | undefined;
+  hasPrivateKey?: boolean;
 }): TokenEndpointAuthMethod {
-  const usable: TokenEndpointAuthMethod[] = input.hasSecret
-    ? ['client_secret_basic', 'client_secret_post', 'none']
-    : ['none'];
+  const usable: TokenEndpointAuthMethod[] = [
+    ...(input.hasPrivateKey === true ? (['private_key_jwt'] as const) : []),
+    ...(input.hasSecret ? (['client_secret_basic', 'client_secret_post'] as const) : []),
+    'none',
+  ];
   const registered = usable.find((method) => method === input.registered);
   if (registered !== undefined) return registered;
+  if (input.hasPrivateKey === true) return 'private_key_jwt';
   if (!input.hasSecret) return 'none';
   const supported = input.supported ?? ['client_secret_basic'];
   return (

@@ -42,6 +42,11 @@ export const PORTCULLIS_ERROR_CODES = [
   'no_client_id',
   /** Dynamic client registration failed. */
   'registration_failed',
+  /**
+   * The client's configured authentication (`private_key_jwt` with its key's algorithm) is not one the authorization
+   * server lists in its metadata (RFC 8414 Section 2).
+   */
+  'client_auth_unsupported',
   /** The callback is not at the redirect URI, repeats a parameter, or has neither `code` nor `error`. */
   'invalid_callback',
   /** The callback's `state` is missing or not the one sent. */
@@ -52,6 +57,8 @@ export const PORTCULLIS_ERROR_CODES = [
   'iss_mismatch',
   /** The authorization server answered the authorization request with an error (after `state` and `iss` passed). */
   'authorization_denied',
+  /** The authorization server does not list the grant type a chosen grant strategy needs (RFC 8414 Section 2). */
+  'grant_type_unsupported',
   /** The token endpoint refused a request or answered with something that is not a token response. */
   'token_request_failed',
   /** The token response's `token_type` is not `Bearer`. */

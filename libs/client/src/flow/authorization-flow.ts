@@ -16,8 +16,16 @@
  */
 import type { ProtectedResourceMetadata } from '@portcullis/metadata';
 import type { Revision } from '@portcullis/revisions';
-import { PreRegisteredClients, resolveClient, type ResolvedClient } from '../client-id/client-id.resolver.js';
-import type { ClientRegistrationMetadata } from '../client-id/registration.endpoint.js';
+import {
+  PreRegisteredClients,
+  privateKeyFor,
+  resolveClient,
+  type ResolvedClient,
+} from '../client-id/client-id.resolver.js';
+import {
+  chooseTokenEndpointAuthMethod,
+  type ClientRegistrationMetadata,
+} from '../client-id/registration.endpoint.js';
 import type { DiscoveredAuthorizationServer } from '../discovery/authorization-server.discovery.js';
 import type { BearerChallenge } from '../discovery/bearer-challenge.js';
 import {
@@ -30,6 +38,7 @@ import { report, type ProgressListener } from '../progress.js';
 import type { StoredClient, StoredTokenSet, TokenStore } from '../store/token-store.js';
 import type { UserAgent } from '../user-agent/user-agent.js';
 import { buildAuthorizationRequest } from './authorization-request.js';
+import { obtainWithGrantStrategy, usesGrantStrategy, type SelectedGrantStrategy } from './grant-strategy.js';
 import { checkAuthorizationResponse } from './authorization-response.js';
 import { openIdClientConfiguration } from './openid-client.configuration.js';
 import { selectInitialScopes, selectStepUpScopes, withOfflineAccess } from './scope-selection.js';
@@ -55,7 +64,8 @@ export interface FlowContext {
   readonly resource: string;
   readonly revision: Revision;
   readonly fetch: FetchLike;
-  readonly userAgent: UserAgent;
+  /** Absent when every token comes from a grant strategy (no authorization code flow). */
+  readonly userAgent: UserAgent | undefined;
   readonly store: TokenStore;
   readonly preRegistered: PreRegisteredClients;
   readonly clientMetadataUrl: string | undefined;
@@ -66,6 +76,8 @@ export interface FlowContext {
   readonly discoverAuthorizationServer: (issuer: string) => Promise<DiscoveredAuthorizationServer>;
   readonly now: () => number;
   readonly onProgress: ProgressListener | undefined;
+  /** An extension's grant strategy to obtain tokens with instead of the authorization code flow. */
+  readonly grantStrategy?: SelectedGrantStrategy | undefined;
 }
 
 /**
@@ -159,19 +171,29 @@ export async function authorize(
           challengeScope: reason.challengeScope,
           revision,
         });
+  // An extension's grant (client credentials, ...) where the server offers it: no user, no refresh token.
+  if (usesGrantStrategy(context.grantStrategy, server)) {
+    return obtainWithGrantStrategy(context, discovery, context.grantStrategy, resourceScopes);
+  }
+  const userAgent = context.userAgent;
+  if (userAgent === undefined) {
+    throw new TypeError(
+      'an authorized fetch without a userAgent can only obtain tokens with a grant strategy',
+    );
+  }
   const scope = withOfflineAccess(resourceScopes, {
     authorizationServerScopes: server.metadata.scopes_supported,
     wantsRefreshTokens: context.wantsRefreshTokens,
     revision,
   });
 
-  const session = await context.userAgent.begin();
+  const session = await userAgent.begin();
   try {
     const client = await resolveClient({
       server,
       revision,
       redirectUri: session.redirectUri,
-      registrationRedirectUris: context.userAgent.redirectUris,
+      registrationRedirectUris: userAgent.redirectUris,
       preRegistered: context.preRegistered,
       clientMetadataUrl: context.clientMetadataUrl,
       registrationMetadata: context.registrationMetadata,
@@ -181,7 +203,13 @@ export async function authorize(
       now: context.now,
       onProgress: context.onProgress,
     });
-    const config = openIdClientConfiguration({ server, client, revision, fetch: context.fetch });
+    const config = openIdClientConfiguration({
+      server,
+      client,
+      revision,
+      fetch: context.fetch,
+      privateKey: privateKeyFor(context, client),
+    });
     const { url, pending } = await buildAuthorizationRequest(config, {
       issuer: server.issuer,
       issParameterSupported: server.metadata.authorization_response_iss_parameter_supported === true,
@@ -238,9 +266,15 @@ export async function clientForTokens(context: FlowContext, tokens: StoredTokenS
       issuer: tokens.issuer,
       clientId: preRegistered.clientId,
       ...(preRegistered.clientSecret === undefined ? {} : { clientSecret: preRegistered.clientSecret }),
-      tokenEndpointAuthMethod:
-        preRegistered.tokenEndpointAuthMethod ??
-        (preRegistered.clientSecret === undefined ? 'none' : 'client_secret_basic'),
+      tokenEndpointAuthMethod: preRegistered.privateKey
+        ? chooseTokenEndpointAuthMethod({
+            registered: preRegistered.tokenEndpointAuthMethod,
+            hasSecret: preRegistered.clientSecret !== undefined,
+            hasPrivateKey: true,
+            supported: undefined,
+          })
+        : (preRegistered.tokenEndpointAuthMethod ??
+          (preRegistered.clientSecret === undefined ? 'none' : 'client_secret_basic')),
       redirectUris: [],
       registeredAt: tokens.obtainedAt,
     };

@@ -13,10 +13,15 @@
  *   `application/x-www-form-urlencoded` serializer RFC 6749 Appendix B refers to (the WHATWG one, which leaves
  *   `*-._` as they are) before Base64; openid-client's own encoder also escapes `-`, which servers that compare the
  *   decoded Basic credentials without form-decoding them (the conformance suite's mock) do not accept.
+ * - RFC 7523 Section 2.2: `private_key_jwt` signs a fresh assertion for every token request with the client's key
+ *   (`client-auth/private-key-jwt.ts`); without the key, no request is made (`no_client_id`).
  */
 import * as oidc from 'openid-client';
 import type { Revision } from '@portcullis/revisions';
+import type { ClientAssertionKey } from '../client-auth/client-assertion-key.js';
+import { privateKeyJwt } from '../client-auth/private-key-jwt.js';
 import type { DiscoveredAuthorizationServer } from '../discovery/authorization-server.discovery.js';
+import { PortcullisError } from '../errors/portcullis-error.js';
 import type { FetchLike } from '../http/http.js';
 import type { StoredClient } from '../store/token-store.js';
 
@@ -31,6 +36,8 @@ export function openIdClientConfiguration(input: {
   client: StoredClient;
   revision: Revision;
   fetch: FetchLike;
+  /** The client's private key, for `private_key_jwt`. */
+  privateKey?: ClientAssertionKey | undefined;
 }): oidc.Configuration {
   const { server, client, revision } = input;
   const metadata: Record<string, unknown> = { ...server.metadata };
@@ -39,7 +46,7 @@ export function openIdClientConfiguration(input: {
     metadata as unknown as oidc.ServerMetadata,
     client.clientId,
     undefined,
-    clientAuthentication(client),
+    clientAuthentication(client, server, input.privateKey),
   );
   config[oidc.customFetch] = (url, options) =>
     input.fetch(url, {
@@ -55,8 +62,21 @@ export function openIdClientConfiguration(input: {
   return config;
 }
 
-function clientAuthentication(client: StoredClient): oidc.ClientAuth {
+function clientAuthentication(
+  client: StoredClient,
+  server: DiscoveredAuthorizationServer,
+  privateKey: ClientAssertionKey | undefined,
+): oidc.ClientAuth {
   switch (client.tokenEndpointAuthMethod) {
+    case 'private_key_jwt':
+      if (privateKey === undefined) {
+        throw new PortcullisError(
+          'no_client_id',
+          `The client ${client.clientId} authenticates with private_key_jwt at ${server.issuer}, and no private key is configured for it.`,
+          { issuer: server.issuer, clientId: client.clientId },
+        );
+      }
+      return privateKeyJwt(server, privateKey);
     case 'client_secret_basic':
       return clientSecretBasic(client.clientId, client.clientSecret ?? '');
     case 'client_secret_post':

@@ -11,7 +11,8 @@
  * - MCP 2026-07-28 "Refresh Tokens": a refresh token is never assumed; when a refresh response has none, the
  *   previous one is kept (RFC 6749 Section 6: the server MAY issue a new one).
  * - Token endpoint error responses (RFC 6749 Section 5.2) are not authorization responses: their `error` may be
- *   shown.
+ *   shown. A 401 with `WWW-Authenticate` (failed client authentication, `invalid_client`) is read the same way: its
+ *   JSON body is the error response.
  */
 import * as oidc from 'openid-client';
 import { TokenResponseSchema, type TokenResponse } from '@portcullis/metadata';
@@ -40,7 +41,7 @@ export async function redeemAuthorizationCode(
     );
     return readTokenResponse(response);
   } catch (error) {
-    throw tokenEndpointError(error, 'redeeming the authorization code');
+    throw tokenEndpointError(await challengeErrorBody(error), 'redeeming the authorization code');
   }
 }
 
@@ -60,7 +61,8 @@ export async function refreshTokenSet(
     return readTokenResponse(
       await oidc.refreshTokenGrant(config, tokens.refreshToken, { resource: tokens.resourceIndicator }),
     );
-  } catch (error) {
+  } catch (thrown) {
+    const error = await challengeErrorBody(thrown);
     if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant') {
       throw new PortcullisError(
         'refresh_rejected',
@@ -106,7 +108,8 @@ export function toStoredTokenSet(
   };
 }
 
-function readTokenResponse(response: oidc.TokenEndpointResponse): TokenResponse {
+/** A token endpoint response, checked: a valid RFC 6749 5.1 response with a Bearer token. */
+export function readTokenResponse(response: oidc.TokenEndpointResponse): TokenResponse {
   const parsed = TokenResponseSchema.safeParse({ ...response });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -125,7 +128,8 @@ function readTokenResponse(response: oidc.TokenEndpointResponse): TokenResponse 
   return parsed.data;
 }
 
-function tokenEndpointError(error: unknown, doing: string): PortcullisError {
+/** What a failed token request becomes: `token_request_failed`, with the server's error when it sent one. */
+export function tokenEndpointError(error: unknown, doing: string): PortcullisError {
   if (error instanceof PortcullisError) return error;
   if (error instanceof oidc.ResponseBodyError) {
     const details = describe(error);
@@ -143,6 +147,26 @@ function tokenEndpointError(error: unknown, doing: string): PortcullisError {
     {},
     { cause: error },
   );
+}
+
+/**
+ * openid-client reports a 401 with `WWW-Authenticate` (RFC 6749 Section 5.2: `invalid_client` after failed client
+ * authentication) as a challenge; its JSON body, when it has an `error`, is the error response.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
+ */
+async function challengeErrorBody(error: unknown): Promise<unknown> {
+  if (!(error instanceof oidc.WWWAuthenticateChallengeError)) return error;
+  try {
+    const body = (await error.response.clone().json()) as { error?: unknown };
+    if (typeof body.error !== 'string') return error;
+    return new oidc.ResponseBodyError('server responded with an error in the response body', {
+      cause: body as ConstructorParameters<typeof oidc.ResponseBodyError>[1]['cause'],
+      response: error.response,
+    });
+  } catch {
+    return error;
+  }
 }
 
 function describe(error: oidc.ResponseBodyError): { errorDescription?: string } {

@@ -13,6 +13,7 @@
  *   re-authorization asks for the union of the scopes requested before and the challenged ones; without a `scope`
  *   in the challenge there is nothing to step up to.
  */
+import { privateKeyFor } from '../client-id/client-id.resolver.js';
 import type { BearerChallenge } from '../discovery/bearer-challenge.js';
 import { isPortcullisError } from '../errors/portcullis-error.js';
 import {
@@ -184,6 +185,7 @@ export class ResourceSession {
       client,
       revision: this.#context.revision,
       fetch: this.#context.fetch,
+      privateKey: privateKeyFor(this.#context, client),
     });
     let response;
     try {

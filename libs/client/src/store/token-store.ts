@@ -51,7 +51,8 @@ export interface StoredTokenSet extends TokenSetKey {
  *
  * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
  */
-export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
+export type TokenEndpointAuthMethod =
+  'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 
 /**
  * Client credentials bound to one authorization server: registered dynamically, or pre-registered and bound.
@@ -65,6 +66,11 @@ export interface StoredClient {
   readonly tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   /** The redirect URIs registered with the client. */
   readonly redirectUris: readonly string[];
+  /**
+   * For a registration made with a private key: the RFC 7638 thumbprint of the public key registered, so it is
+   * re-used only with the private key it was made with (the key itself is never stored here).
+   */
+  readonly keyThumbprint?: string;
   /** `client_secret_expires_at` (seconds since the epoch, 0 for never), when a secret was issued. */
   readonly clientSecretExpiresAt?: number;
   /** Milliseconds since the epoch. */

@@ -95,7 +95,9 @@ export class FakeAuthorizationServer {
                 client_secret_expires_at: 0,
                 token_endpoint_auth_method: 'client_secret_basic',
               }
-            : { token_endpoint_auth_method: 'none' }),
+            : metadata['token_endpoint_auth_method'] === 'private_key_jwt'
+              ? { token_endpoint_auth_method: 'private_key_jwt' }
+              : { token_endpoint_auth_method: 'none' }),
         });
       }
       sendJson(response, 404, { error: 'not_found' });

@@ -94,6 +94,12 @@ export interface GrantContext {
   readonly revision: string;
   /** Mints tokens through the host, so that every token carries the same registered claims and policy. */
   issueTokens(request: IssueTokensRequest): Promise<TokenResponse>;
+  /**
+   * Records the `jti` of a JWT from `issuer` as used until `expiresAt`, in the host's store (shared by every
+   * instance, kept across restarts); true only the first time. For assertion grants whose JWTs may be used once
+   * (RFC 7523 3, item 7).
+   */
+  useOnce(issuer: string, jti: string, expiresAt: Date): Promise<boolean>;
 }
 
 /**
