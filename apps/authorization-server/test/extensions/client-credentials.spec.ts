@@ -162,6 +162,26 @@ describe('the client credentials grant (EXTENSIONS=client-credentials)', () => {
     );
   });
 
+  it('is never self-registered: dynamic registration refuses the grant and stores nothing', async () => {
+    const clients = await as.prisma.client.count();
+    const response = await fetch(`${as.issuer}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Self-made machine',
+        grant_types: ['client_credentials'],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        application_type: 'web',
+      }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: string; error_description: string };
+    expect(body.error).toBe('invalid_client_metadata');
+    expect(body.error_description).toContain('registered by the operator');
+    expect(await as.prisma.client.count()).toBe(clients);
+  });
+
   it('refuses a wrong secret and an unknown client alike', async () => {
     const client = await admin();
     await expectRefused(

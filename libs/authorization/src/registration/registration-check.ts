@@ -14,6 +14,8 @@ export interface RegistrationContext {
   readonly revision: Revision;
   /** The grant types this server offers (`grant_types_supported`). */
   readonly grantTypesSupported: readonly string[];
+  /** Grant types this server offers that only the operator registers clients for (extension grants). */
+  readonly operatorGrants?: readonly string[];
   metadata?: ClientMetadata;
   grantTypes?: string[];
   responseTypes?: string[];
@@ -33,7 +35,13 @@ export interface RegistrationCheck {
   run(context: RegistrationContext): void;
 }
 
-type Established = 'metadata' | 'grantTypes' | 'responseTypes' | 'redirectUris' | 'applicationType' | 'tokenEndpointAuthMethod';
+type Established =
+  | 'metadata'
+  | 'grantTypes'
+  | 'responseTypes'
+  | 'redirectUris'
+  | 'applicationType'
+  | 'tokenEndpointAuthMethod';
 
 /**
  * A field an earlier check established. The order of `REGISTRATION_CHECKS` guarantees it; a missing one is a
@@ -44,6 +52,7 @@ export function establishedField<K extends Established>(
   key: K,
 ): NonNullable<RegistrationContext[K]> {
   const value = context[key];
-  if (value === undefined || value === null) throw new Error(`registration checks out of order: no ${key} yet`);
+  if (value === undefined || value === null)
+    throw new Error(`registration checks out of order: no ${key} yet`);
   return value as NonNullable<RegistrationContext[K]>;
 }

@@ -18,6 +18,13 @@ import { establishedField, type RegistrationContext } from './registration-check
 import { REGISTRATION_CHECKS } from './registration.checks.js';
 
 /**
+ * The grants a client may register itself for: the ones a person takes part in. Extension grants without a person
+ * (client credentials, assertion grants) would let anyone mint tokens for a client they invented, so their clients
+ * are registered by the operator (`portcullis-admin clients create --grant ...`), as MCP SEP-1046 has it
+ * (https://github.com/modelcontextprotocol/ext-auth/blob/main/specification/draft/oauth-client-credentials.mdx).
+ */
+const SELF_REGISTRABLE_GRANTS: readonly string[] = ['authorization_code', 'refresh_token'];
+/**
  * The prefix of every client ID this endpoint issues: never `https://`, so never a client ID metadata URL.
  *
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-oauth-client-id-metadata-document-00#section-3
@@ -64,7 +71,8 @@ export class RegistrationService {
     const context: RegistrationContext = {
       body,
       revision: getRevision(this.options.revision),
-      grantTypesSupported: ['authorization_code', 'refresh_token', ...this.options.extensions.grantTypes()],
+      grantTypesSupported: SELF_REGISTRABLE_GRANTS,
+      operatorGrants: this.options.extensions.grantTypes(),
     };
     for (const check of REGISTRATION_CHECKS) check.run(context);
     return context;
@@ -86,7 +94,10 @@ export class RegistrationService {
     const metadata = registeredMetadata(context);
     const method = establishedField(context, 'tokenEndpointAuthMethod');
     // A shared secret only for the methods that use one: a public client has none, a private_key_jwt client its keys.
-    const secret = method === 'client_secret_basic' || method === 'client_secret_post' ? generateClientSecret() : undefined;
+    const secret =
+      method === 'client_secret_basic' || method === 'client_secret_post'
+        ? generateClientSecret()
+        : undefined;
     const clientId = `${DYNAMIC_CLIENT_ID_PREFIX}${randomBytes(18).toString('base64url')}`;
     const issuedAt = Math.floor(Date.now() / 1000);
     const { client_name: clientName, scope } = establishedField(context, 'metadata');

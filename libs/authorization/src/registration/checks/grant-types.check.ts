@@ -1,7 +1,8 @@
 // Rules kept: RFC 7591 2 (`grant_types` defaults to `authorization_code`, `response_types` to `code`) and 2.1
 // (the two must agree: `authorization_code` with `code` and `code` with `authorization_code`); OAuth 2.1 (no
-// implicit grant: `code` is the only response type); only grant types this server offers
-// (`grant_types_supported`, extensions included); a refresh token needs a grant that issues one first.
+// implicit grant: `code` is the only response type); only the grant types a person takes part in: an extension
+// grant is offered (`grant_types_supported`) but its clients are registered by the operator (our choice, after MCP
+// SEP-1046's out-of-band registration); a refresh token needs a grant that issues one first.
 import { OAuthError } from '@portcullis/protocol';
 import { establishedField, type RegistrationCheck } from '../registration-check.js';
 
@@ -15,15 +16,28 @@ export const grantTypesCheck: RegistrationCheck = {
   run(context) {
     const metadata = establishedField(context, 'metadata');
     const grantTypes = [...new Set(metadata.grant_types ?? ['authorization_code'])];
-    const responseTypes = [...new Set(metadata.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : []))];
-    if (grantTypes.length === 0) throw new OAuthError('invalid_client_metadata', 'grant_types must not be empty');
+    const responseTypes = [
+      ...new Set(metadata.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : [])),
+    ];
+    if (grantTypes.length === 0)
+      throw new OAuthError('invalid_client_metadata', 'grant_types must not be empty');
+    const byOperator = grantTypes.filter((type) => context.operatorGrants?.includes(type));
+    if (byOperator.length > 0) {
+      throw new OAuthError(
+        'invalid_client_metadata',
+        `grant_types ${byOperator.join(' ')}: such clients are registered by the operator, not by dynamic registration`,
+      );
+    }
     const unsupported = grantTypes.filter((type) => !context.grantTypesSupported.includes(type));
     if (unsupported.length > 0) {
       throw new OAuthError('invalid_client_metadata', `grant_types not supported: ${unsupported.join(' ')}`);
     }
     const badResponse = responseTypes.filter((type) => type !== 'code');
     if (badResponse.length > 0) {
-      throw new OAuthError('invalid_client_metadata', `response_types not supported: ${badResponse.join(' ')}`);
+      throw new OAuthError(
+        'invalid_client_metadata',
+        `response_types not supported: ${badResponse.join(' ')}`,
+      );
     }
     if (grantTypes.includes('authorization_code') !== responseTypes.includes('code')) {
       throw new OAuthError(
@@ -32,7 +46,10 @@ export const grantTypesCheck: RegistrationCheck = {
       );
     }
     if (grantTypes.includes('refresh_token') && grantTypes.length === 1) {
-      throw new OAuthError('invalid_client_metadata', 'grant_types refresh_token needs a grant that issues one');
+      throw new OAuthError(
+        'invalid_client_metadata',
+        'grant_types refresh_token needs a grant that issues one',
+      );
     }
     context.grantTypes = grantTypes;
     context.responseTypes = responseTypes;
