@@ -225,8 +225,34 @@ describe('portcullis-admin', () => {
     });
   });
 
+  it('creates an enterprise client for the jwt-bearer grant (ID-JAGs), confidential with a secret', async () => {
+    const created = await run(
+      'clients',
+      'create',
+      '--name',
+      'Enterprise agent',
+      '--grant',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    const result = JSON.parse(created.out) as { client_id: string; client_secret: string };
+    const row = await database.database.prisma.client.findUniqueOrThrow({ where: { id: result.client_id } });
+    expect(row).toMatchObject({
+      grantTypes: ['urn:ietf:params:oauth:grant-type:jwt-bearer'],
+      redirectUris: [],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      origin: 'preregistered',
+    });
+    expect(verifyClientSecret(result.client_secret, row.secretHash)).toBe(true);
+    expect(created.err).toContain('EXTENSIONS=enterprise-managed-authorization');
+  });
+
   it.each([
-    [['--grant', 'password'], '--grant must be client_credentials'],
+    [
+      ['--grant', 'password'],
+      '--grant must be client_credentials or urn:ietf:params:oauth:grant-type:jwt-bearer',
+    ],
     [['--grant', 'client_credentials', '--auth', 'none'], 'confidential'],
     [['--grant', 'client_credentials', '--redirect-uri', 'https://app.example/cb'], 'no --redirect-uri'],
     [['--grant', 'client_credentials', '--scope', 'notes:admin'], '--scope notes:admin'],

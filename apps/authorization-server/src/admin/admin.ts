@@ -15,8 +15,10 @@ const USAGE = `portcullis-admin: manage the authorization server's database (the
   clients create --name NAME --resource-server RESOURCE_URI [--auth client_secret_basic|client_secret_post]
                  [--client-id ID]          (a resource server: it may introspect tokens issued for RESOURCE_URI)
   clients create --name NAME --grant client_credentials [--scope "SCOPE ..."]
-                 [--auth client_secret_basic|client_secret_post] [--client-id ID]
+                 [--auth client_secret_basic|client_secret_post|private_key_jwt] [--client-id ID]
                                          (a machine client: client credentials grant, EXTENSIONS=client-credentials)
+  clients create --name NAME --grant urn:ietf:params:oauth:grant-type:jwt-bearer [--auth ...]
+                                         (an enterprise client redeeming ID-JAGs, EXTENSIONS=enterprise-managed-authorization)
   clients list
   clients delete CLIENT_ID               (its grants and tokens are revoked)
   users create USERNAME [--password PASSWORD]   (a random password is made and shown once without one)

@@ -9,8 +9,15 @@ import { OAuthError, parseScope } from '@portcullis/protocol';
 import type { AdminCommand } from './admin-command.js';
 import { clientKeys } from './client-keys.js';
 
-/** Grant types an operator registers a client for with `--grant`: grants without a user or a redirect URI. */
-const MACHINE_GRANTS = ['client_credentials'];
+/**
+ * Grant types an operator registers a client for with `--grant`, and the extension (`EXTENSIONS` name) that offers
+ * each: grants without a redirect URI, whose clients are never self-registered.
+ */
+const MACHINE_GRANTS: Readonly<Record<string, string>> = {
+  client_credentials: 'client-credentials',
+  // MCP SEP-990: a client redeeming ID-JAGs from the enterprise's identity provider (RFC 7523 2.1).
+  'urn:ietf:params:oauth:grant-type:jwt-bearer': 'enterprise-managed-authorization',
+};
 
 /** How such a client authenticates: it must be confidential (RFC 6749 4.4): a secret, or its keys (RFC 7523 2.2). */
 const MACHINE_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
@@ -28,7 +35,8 @@ const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const createGrantClient: AdminCommand = async ({ prisma, config, values, print, fail }) => {
   const grant = values.grant ?? '';
   const auth = values.auth ?? 'client_secret_basic';
-  if (!MACHINE_GRANTS.includes(grant)) return fail(`--grant must be ${MACHINE_GRANTS.join(', ')}`, 2);
+  const extension = Object.hasOwn(MACHINE_GRANTS, grant) ? MACHINE_GRANTS[grant] : undefined;
+  if (!extension) return fail(`--grant must be ${Object.keys(MACHINE_GRANTS).join(' or ')}`, 2);
   if (!values.name) return fail(`clients create --grant ${grant} needs --name`, 2);
   if ((values['redirect-uri'] ?? []).length > 0 || values['no-refresh']) {
     return fail(
@@ -66,10 +74,7 @@ export const createGrantClient: AdminCommand = async ({ prisma, config, values, 
   }
   if (!config.EXTENSIONS.grantTypes().includes(grant)) {
     // Not an error: the operator may register the client before the server is configured to offer the grant.
-    fail(
-      `note: this configuration does not offer ${grant}; set EXTENSIONS=client-credentials on the server`,
-      0,
-    );
+    fail(`note: this configuration does not offer ${grant}; set EXTENSIONS=${extension} on the server`, 0);
   }
   const secret = keys ? undefined : generateClientSecret();
   const scopeText = scope.join(' ');
