@@ -32,7 +32,7 @@ export {
   type ValidatedAuthorization,
 } from './authorize/flow/pending-authorization.js';
 export { authorizationResponseUrl } from './authorize/flow/authorization-response.js';
-export { ConsentStep, approve } from './authorize/steps/consent.step.js';
+export { ConsentStep, approve, consentPageDecision } from './authorize/steps/consent.step.js';
 export { LoopbackConfirmationStep } from './authorize/steps/loopback-confirmation.step.js';
 export { PasswordSignInStep } from './authorize/steps/password-sign-in.step.js';
 export { signedInAsRequested, type AuthenticatedUser } from './authorize/steps/sign-in.js';

@@ -49,3 +49,4 @@ export {
   type IssuerCheckFailure,
   type IssuerCheckResult,
 } from './issuer-check.js';
+export { ASYMMETRIC_SIGNING_ALGORITHMS } from './jws-algorithms.js';

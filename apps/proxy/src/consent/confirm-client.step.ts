@@ -3,7 +3,7 @@ import {
   approve,
   ASK,
   AUTHORIZATION_SERVER_OPTIONS,
-  consentPage,
+  consentPageDecision,
   CONTINUE,
   endpointPath,
   ResourceRegistry,
@@ -57,22 +57,8 @@ export class ConfirmClientStep implements InteractionStep {
     _query: RequestParameters,
     csrf: string,
   ): Promise<Decision> {
-    const resource = this.resources.list().find((candidate) => candidate.uri === flow.request.resource);
-    return {
-      kind: 'page',
-      status: 200,
-      html: consentPage({
-        client: flow.client,
-        redirectUri: flow.request.redirectUri,
-        resource: flow.request.resource,
-        resourceName: resource?.name ?? flow.request.resource,
-        scopes: flow.request.scopes,
-        action: endpointPath(this.options.issuer, this.path),
-        interaction: flow.handle,
-        csrf,
-        signInHost: new URL(this.proxy.upstream.issuer).host,
-      }),
-    };
+    const action = endpointPath(this.options.issuer, this.path);
+    return consentPageDecision(flow, this.resources, action, csrf, new URL(this.proxy.upstream.issuer).host);
   }
 
   async submit(flow: InteractionFlow & { handle: string }, form: RequestParameters): Promise<Decision> {

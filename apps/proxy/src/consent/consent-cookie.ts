@@ -70,7 +70,7 @@ export class ConsentCookies {
   covers(cookies: CookieExchange, subject: ConsentSubject): boolean {
     const claim = this.#read(cookies, subject.clientId);
     if (!claim || claim.r !== subject.resource) return false;
-    const resource = this.resources.list().find((candidate) => candidate.uri === subject.resource);
+    const resource = this.resources.find(subject.resource);
     return scopesSatisfy(claim.s, subject.scopes, resource?.scopeHierarchy);
   }
 

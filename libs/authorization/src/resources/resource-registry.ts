@@ -44,6 +44,11 @@ export class ResourceRegistry {
     return [...this.#byUri.values()];
   }
 
+  /** The registered resource of a canonical URI, if there is one. */
+  find(uri: string): RegisteredResource | undefined {
+    return this.#byUri.get(uri);
+  }
+
   /**
    * The resource a request is for. RFC 8707 allows several `resource` parameters; Portcullis issues tokens for one
    * audience at a time, so more than one is `invalid_target`. Without one, the single registered resource is
@@ -78,7 +83,9 @@ export class ResourceRegistry {
    */
   requestedScopes(resource: RegisteredResource, requested: readonly string[] | undefined): string[] {
     if (requested === undefined || requested.length === 0) return [...resource.scopesSupported];
-    const unknown = requested.filter((scope) => !resource.requestableScopes.has(scope) && !SERVER_SCOPES.includes(scope));
+    const unknown = requested.filter(
+      (scope) => !resource.requestableScopes.has(scope) && !SERVER_SCOPES.includes(scope),
+    );
     if (unknown.length > 0) {
       throw new OAuthError('invalid_scope', `scope not offered for this resource: ${unknown.join(' ')}`);
     }

@@ -5,9 +5,11 @@
 // authorization server's issuer, whose `client_id` is the client that presents it (which authenticates, RFC 7523
 // 3.1), naming the `resource` the token is for, unexpired, and used once (`jti`, RFC 7523 3 item 7). RFC 7523 2.1
 // and 3.1: the assertion arrives in `assertion` with `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`, and
-// a refused one is `invalid_grant`. RFC 8725 3.1: asymmetric algorithms only.
+// a refused one is `invalid_grant` (a public client is `invalid_client`; a resource other than the assertion's,
+// `invalid_target`). RFC 6749 3.3: the token's scope is the requested one within the assertion's, and a request for
+// none of it is `invalid_scope`. RFC 8725 3.1: asymmetric algorithms only.
 import type { GrantHandler, JsonObject } from '@portcullis/extensions';
-import { OAuthError } from '@portcullis/protocol';
+import { ASYMMETRIC_SIGNING_ALGORITHMS, OAuthError } from '@portcullis/protocol';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -21,7 +23,7 @@ import { ID_JAG_TYP } from '../constants.js';
 import type { TrustedIdentityProvider } from './trusted-identity-providers.js';
 
 /** The algorithms an ID-JAG may be signed with (RFC 8725 3.1: never `none`, never HMAC). */
-const ALGORITHMS = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'];
+const ALGORITHMS: readonly string[] = ASYMMETRIC_SIGNING_ALGORITHMS;
 const CLOCK_SKEW_SECONDS = 30;
 
 /** The `sub` of tokens issued for a user of another identity provider: namespaced by its issuer. */
@@ -69,7 +71,7 @@ export function idJagGrant(trusted: readonly TrustedIdentityProvider[]): GrantHa
     let payload;
     try {
       ({ payload } = await jwtVerify(assertion, keys, {
-        algorithms: ALGORITHMS,
+        algorithms: [...ALGORITHMS],
         issuer: claimedIssuer as string,
         audience: context.issuer,
         typ: ID_JAG_TYP,

@@ -16,6 +16,7 @@
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { EndpointUrlSchema } from '@portcullis/metadata';
 import {
+  ASYMMETRIC_SIGNING_ALGORITHMS,
   canonicalizeResourceUri,
   issuerIdentifierProblem,
   isScopeToken,
@@ -34,22 +35,13 @@ export class ResourceServerConfigError extends Error {
 }
 
 /**
- * Every asymmetric JWS algorithm jose verifies (RFC 7518 Section 3.1, RFC 8037, RFC 9864). The allow-list is a
- * subset of these.
+ * Every asymmetric JWS algorithm jose verifies: the protocol lib's list (RFC 7518 Section 3.1, RFC 8037) and the
+ * fully specified `Ed25519` (RFC 9864). The allow-list is a subset of these.
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc8725#section-3.1 RFC 8725 Section 3.1}
  */
 export const ASYMMETRIC_JWS_ALGORITHMS = Object.freeze([
-  'ES256',
-  'ES384',
-  'ES512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'RS256',
-  'RS384',
-  'RS512',
-  'EdDSA',
+  ...ASYMMETRIC_SIGNING_ALGORITHMS,
   'Ed25519',
 ] as const);
 

@@ -6,7 +6,6 @@ import {
   PendingAuthorizations,
   RequestParameters,
   signInRejectedPage,
-  type PendingAuthorization,
 } from '@portcullis/authorization';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsentCookies } from '../../consent/consent-cookie.js';
@@ -71,27 +70,22 @@ export class UpstreamCallbackController {
     const decision = await this.#complete(
       cookies,
       established(context, 'signIn'),
-      established(context, 'pending'),
       established(context, 'result'),
     );
     answer(reply, decision, cookies);
   }
 
-  async #complete(
-    cookies: CookieExchange,
-    signIn: UpstreamSignInState,
-    pending: PendingAuthorization,
-    result: UpstreamSignIn,
-  ) {
+  async #complete(cookies: CookieExchange, signIn: UpstreamSignInState, result: UpstreamSignIn) {
     const user = await this.identities.userFor(result.issuer, result.subject, result.displayName);
     await this.tokens.store(user.id, result);
-    // What this browser approved on the proxy's page in this flow (progress from another browser does not count).
-    const approved = (await this.interactions.progressIn(signIn.interaction, cookies))?.approvedScopes;
-    if (approved) {
-      const { clientId, resource } = pending.request;
+    // What this browser approved on the proxy's page in this flow becomes its consent cookie, once the sign-in
+    // has been accepted for the browser that started the flow.
+    return this.interactions.completeSignIn(signIn.interaction, cookies, user, (flow) => {
+      const approved = flow.progress.approvedScopes;
+      if (!approved) return;
+      const { clientId, resource } = flow.request;
       this.consentCookies.set(cookies, { clientId, resource, scopes: approved });
-    }
-    return this.interactions.completeSignIn(signIn.interaction, cookies, user);
+    });
   }
 
   async #refuse(context: CallbackCheckContext, check: string, error: unknown) {

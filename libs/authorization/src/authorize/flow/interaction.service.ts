@@ -19,7 +19,7 @@ import {
   type InteractionStep,
 } from './interaction-step.js';
 import { PendingAuthorizations } from './pending-authorization.repository.js';
-import type { InteractionProgress, ValidatedAuthorization } from './pending-authorization.js';
+import type { ValidatedAuthorization } from './pending-authorization.js';
 import { RedirectTrust } from './redirect-trust.js';
 import { endpointPath } from './paths.js';
 import { signIn, type AuthenticatedUser } from '../steps/sign-in.js';
@@ -110,23 +110,24 @@ export class InteractionService {
   }
 
   /**
-   * For steps that sign people in elsewhere (the proxy's upstream callback): starts the session of `user` in this
-   * browser and walks on.
+   * For steps that sign people in elsewhere (the proxy's upstream callback): starts the session of `user` in the
+   * browser that started the pending authorization, lets `signedIn` see the flow (what this browser approved in it)
+   * and walks on.
    */
-  async completeSignIn(handle: string, cookies: CookieExchange, user: AuthenticatedUser): Promise<Answer> {
+  async completeSignIn(
+    handle: string,
+    cookies: CookieExchange,
+    user: AuthenticatedUser,
+    signedIn?: (flow: InteractionFlow) => void,
+  ): Promise<Answer> {
     const flow = await this.#resume(handle, cookies);
     if (!flow) return page(400, expiredPage());
     if (!('handle' in flow)) return flow;
     await signIn(this.sessions, flow, user);
     this.#logger.log(`user ${user.username} signed in`);
     if (!(await this.#record(flow))) return page(400, expiredPage());
+    signedIn?.(flow);
     return this.#walk(flow);
-  }
-
-  /** The progress of a pending authorization as it counts in this browser (see `InteractionProgress.browser`). */
-  async progressIn(handle: string, cookies: CookieExchange): Promise<InteractionProgress | undefined> {
-    const flow = await this.#resume(handle, cookies);
-    return flow && 'handle' in flow ? flow.progress : undefined;
   }
 
   /** Ends a pending authorization with an OAuth error for the client (e.g. the person said no upstream). */

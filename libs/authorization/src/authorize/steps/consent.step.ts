@@ -16,8 +16,7 @@ import {
 } from '../flow/interaction-step.js';
 import { endpointPath } from '../flow/paths.js';
 import { consentPage } from '../pages/consent.page.js';
-import { errorPage } from '../pages/error.page.js';
-import { approvedScopes } from './approval.js';
+import { approvedScopes, pressedButton } from './approval.js';
 
 /**
  * Consent: needed when this flow has not approved the request yet (on this page, or on the proxy's page before
@@ -47,9 +46,7 @@ export class ConsentStep implements InteractionStep {
     if (flow.request.prompt.includes('consent')) return ASK;
     const { request } = flow;
     const stored = await this.consents.scopes(flow.session.userId, request.clientId, request.resource);
-    const hierarchy = this.resources
-      .list()
-      .find((candidate) => candidate.uri === request.resource)?.scopeHierarchy;
+    const hierarchy = this.resources.find(request.resource)?.scopeHierarchy;
     return stored && scopesSatisfy(stored, request.scopes, hierarchy) ? CONTINUE : ASK;
   }
 
@@ -58,21 +55,7 @@ export class ConsentStep implements InteractionStep {
     _query: RequestParameters,
     csrf: string,
   ): Promise<Decision> {
-    const resource = this.resources.list().find((candidate) => candidate.uri === flow.request.resource);
-    return {
-      kind: 'page',
-      status: 200,
-      html: consentPage({
-        client: flow.client,
-        redirectUri: flow.request.redirectUri,
-        resource: flow.request.resource,
-        resourceName: resource?.name ?? flow.request.resource,
-        scopes: flow.request.scopes,
-        action: endpointPath(this.options.issuer, this.path),
-        interaction: flow.handle,
-        csrf,
-      }),
-    };
+    return consentPageDecision(flow, this.resources, endpointPath(this.options.issuer, this.path), csrf);
   }
 
   async submit(flow: InteractionFlow & { handle: string }, form: RequestParameters): Promise<Decision> {
@@ -81,15 +64,41 @@ export class ConsentStep implements InteractionStep {
 }
 
 /**
+ * The consent page of a flow (ours, or the proxy's with `signInHost`, where the person signs in next): the client,
+ * the resource by name, the requested scopes, and the form posting to `action`.
+ */
+export function consentPageDecision(
+  flow: InteractionFlow & { handle: string },
+  resources: ResourceRegistry,
+  action: string,
+  csrf: string,
+  signInHost?: string,
+): Decision {
+  const { request } = flow;
+  return {
+    kind: 'page',
+    status: 200,
+    html: consentPage({
+      client: flow.client,
+      redirectUri: request.redirectUri,
+      resource: request.resource,
+      resourceName: resources.find(request.resource)?.name ?? request.resource,
+      scopes: request.scopes,
+      action,
+      interaction: flow.handle,
+      csrf,
+      ...(signInHost ? { signInHost } : {}),
+    }),
+  };
+}
+
+/**
  * The answer to a consent form (ours or the proxy's): `deny`, or `approve` with the scopes left ticked, only among
  * those requested (the form cannot widen the request). Approving nothing is denying.
  */
 export function approve(flow: InteractionFlow, form: RequestParameters): Decision {
-  const decision = form.get('decision');
-  if (decision === 'deny')
-    return { kind: 'error', error: 'access_denied', description: 'the user denied the request' };
-  if (decision !== 'approve')
-    return { kind: 'page', status: 400, html: errorPage('invalid_request', 'decision is required') };
+  const pressed = pressedButton(form, 'the user denied the request');
+  if (pressed !== 'approve') return pressed;
   const approved = approvedScopes(flow.request.scopes, form.all('scope'));
   if (approved.length === 0)
     return { kind: 'error', error: 'access_denied', description: 'no scope was approved' };

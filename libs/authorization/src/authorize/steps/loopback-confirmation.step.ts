@@ -14,7 +14,7 @@ import {
 import { endpointPath } from '../flow/paths.js';
 import { isLocalRedirect } from '../pages/client-display.js';
 import { continuePage } from '../pages/continue.page.js';
-import { errorPage } from '../pages/error.page.js';
+import { pressedButton } from './approval.js';
 
 /**
  * A public client on a loopback redirect URI never gets a code without an action of the person in this browser.
@@ -62,11 +62,8 @@ export class LoopbackConfirmationStep implements InteractionStep {
   }
 
   async submit(flow: InteractionFlow & { handle: string }, form: RequestParameters): Promise<Decision> {
-    const decision = form.get('decision');
-    if (decision === 'deny')
-      return { kind: 'error', error: 'access_denied', description: 'the user cancelled' };
-    if (decision !== 'approve')
-      return { kind: 'page', status: 400, html: errorPage('invalid_request', 'decision is required') };
+    const pressed = pressedButton(form, 'the user cancelled');
+    if (pressed !== 'approve') return pressed;
     flow.progress = { ...flow.progress, acted: true };
     return CONTINUE;
   }

@@ -7,6 +7,7 @@
 // Our choices: `exp` at most 5 minutes ahead (an assertion is for one request, not a long-lived credential), 30 s
 // of clock skew, and `jti` remembered until `exp` in the database, so a replay fails on every instance.
 import { Inject, Injectable } from '@nestjs/common';
+import { ASYMMETRIC_SIGNING_ALGORITHMS } from '@portcullis/protocol';
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
@@ -24,18 +25,7 @@ export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion
  * The algorithms a client assertion may be signed with: asymmetric only, as advertised in
  * `token_endpoint_auth_signing_alg_values_supported` (RFC 8414 2).
  */
-export const CLIENT_ASSERTION_ALGORITHMS: readonly string[] = [
-  'ES256',
-  'ES384',
-  'ES512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'RS256',
-  'RS384',
-  'RS512',
-  'EdDSA',
-];
+export const CLIENT_ASSERTION_ALGORITHMS: readonly string[] = ASYMMETRIC_SIGNING_ALGORITHMS;
 
 /** The longest an assertion may still be valid for, in seconds. */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
