@@ -21,7 +21,12 @@ import type { StoredClient, StoredTokenSet } from '../store/token-store.js';
 import type { DiscoveredAuthorizationServer } from '../discovery/authorization-server.discovery.js';
 import { saveAndRetire, type Discovery, type FlowContext } from './authorization-flow.js';
 import { openIdClientConfiguration } from './openid-client.configuration.js';
-import { readTokenResponse, toStoredTokenSet, tokenEndpointError } from './token.endpoint.js';
+import {
+  challengeErrorBody,
+  readTokenResponse,
+  toStoredTokenSet,
+  tokenEndpointError,
+} from './token.endpoint.js';
 
 /**
  * The strategy an authorized fetch obtains tokens with, chosen by name among a registry's client grant strategies.
@@ -141,7 +146,7 @@ export async function obtainWithGrantStrategy(
         return readTokenResponse(answer) as unknown as TokenResponse;
       } catch (error) {
         throw tokenEndpointError(
-          await withChallengeBody(error),
+          await challengeErrorBody(error),
           `requesting a token with the ${grantType} grant`,
         );
       }
@@ -163,24 +168,4 @@ export async function obtainWithGrantStrategy(
     `Access token issued by ${stored.issuer} to ${stored.clientId} with the ${selected.strategy.grantType} grant (scope: ${stored.scope.length === 0 ? '(none)' : stored.scope.join(' ')})`,
   );
   return stored;
-}
-
-/**
- * A 401 with `WWW-Authenticate` (RFC 6749 Section 5.2: `invalid_client` after failed client authentication) reaches
- * openid-client as a challenge error; its JSON body is the error response, read here so the error names it.
- *
- * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
- */
-async function withChallengeBody(error: unknown): Promise<unknown> {
-  if (!(error instanceof oidc.WWWAuthenticateChallengeError)) return error;
-  try {
-    const body = (await error.response.json()) as { error?: unknown; error_description?: unknown };
-    if (typeof body.error !== 'string') return error;
-    return new oidc.ResponseBodyError('server responded with an error in the response body', {
-      cause: body as ConstructorParameters<typeof oidc.ResponseBodyError>[1]['cause'],
-      response: error.response,
-    });
-  } catch {
-    return error;
-  }
 }

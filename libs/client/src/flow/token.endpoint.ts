@@ -155,7 +155,7 @@ export function tokenEndpointError(error: unknown, doing: string): PortcullisErr
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
  */
-async function challengeErrorBody(error: unknown): Promise<unknown> {
+export async function challengeErrorBody(error: unknown): Promise<unknown> {
   if (!(error instanceof oidc.WWWAuthenticateChallengeError)) return error;
   try {
     const body = (await error.response.clone().json()) as { error?: unknown };
