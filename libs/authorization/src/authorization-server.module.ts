@@ -31,6 +31,7 @@ import { MetadataService } from './discovery/metadata.service.js';
 import { AuthorizationCodeGrant } from './grants/authorization-code.grant.js';
 import { RefreshTokenGrant } from './grants/refresh-token.grant.js';
 import { extensionGrants } from './grants/extension.grant.js';
+import { ExtensionJwts } from './grants/extension-jwts.service.js';
 import { TOKEN_GRANTS, type TokenGrant } from './grants/token-grant.js';
 import { HousekeepingRepository } from './housekeeping/housekeeping.repository.js';
 import { HousekeepingService } from './housekeeping/housekeeping.service.js';
@@ -159,6 +160,7 @@ export class AuthorizationServerModule {
         SigningKeysService,
         TokenIssuer,
         UserRepository,
+        ExtensionJwts,
         AuthorizationCodeGrant,
         RefreshTokenGrant,
         {
@@ -170,12 +172,20 @@ export class AuthorizationServerModule {
             tokens: TokenIssuer,
             resources: ResourceRegistry,
             usedJwtIds: UsedJwtIds,
+            jwts: ExtensionJwts,
           ): TokenGrant[] => [
             authorizationCode,
             refreshToken,
-            ...extensionGrants(options, tokens, resources, usedJwtIds),
+            ...extensionGrants(options, tokens, resources, usedJwtIds, jwts),
           ],
-          inject: [AuthorizationCodeGrant, RefreshTokenGrant, TokenIssuer, ResourceRegistry, UsedJwtIds],
+          inject: [
+            AuthorizationCodeGrant,
+            RefreshTokenGrant,
+            TokenIssuer,
+            ResourceRegistry,
+            UsedJwtIds,
+            ExtensionJwts,
+          ],
         },
         ...appProviders,
       ],

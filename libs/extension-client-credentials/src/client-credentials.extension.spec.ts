@@ -43,6 +43,10 @@ async function grant(
         return { access_token: 'at', token_type: 'Bearer', scope: tokens.scope.join(' ') };
       },
       useOnce: async () => true,
+      signJwt: async () => {
+        throw new Error('client credentials signs nothing');
+      },
+      verifyIdToken: async () => undefined,
     });
     return { issued, result };
   } catch (error) {

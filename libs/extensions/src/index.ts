@@ -15,6 +15,8 @@ export type {
   MetadataContribution,
   NamedAuthorizationRequestCheck,
   RegisteredClient,
+  SignedJwt,
+  SignJwtRequest,
   TokenClaimsContext,
   TokenClaimsHook,
 } from './contracts/authorization-server.hooks.js';

@@ -60,7 +60,16 @@ describe('the README worked example', () => {
   const redeem = (ticket: string) =>
     registry.grantHandler(TICKET_GRANT)?.(
       { grantType: TICKET_GRANT, params: { ticket }, resources: ['https://mcp.example.com'], client },
-      { issuer, revision, issueTokens, useOnce: async () => true },
+      {
+        issuer,
+        revision,
+        issueTokens,
+        useOnce: async () => true,
+        signJwt: async () => {
+          throw new Error('the example host signs nothing');
+        },
+        verifyIdToken: async () => undefined,
+      },
     );
 
   it('puts the extension field and grant type into the host metadata document beside the host fields', () => {

@@ -42,7 +42,10 @@ export class MetadataService {
     const { issuer, revision, extensions } = this.options;
     const resourceScopes = this.resources.list().flatMap((resource) => resource.scopesSupported);
     const grantTypes = ['authorization_code', 'refresh_token', ...extensions.grantTypes()];
+    // The registry keeps the RFC 8414 names from extensions, not every field this host publishes (OpenID Connect
+    // Discovery's, `contribute()`'s): extension fields go first so that none can shadow one of the host's.
     return {
+      ...extensions.authorizationServerMetadata({ issuer, revision }),
       issuer,
       authorization_endpoint: this.endpoint('authorize'),
       token_endpoint: this.endpoint('token'),
@@ -89,7 +92,6 @@ export class MetadataService {
         ? { client_id_metadata_document_supported: true }
         : {}),
       ...Object.assign({}, ...this.#additions),
-      ...extensions.authorizationServerMetadata({ issuer, revision }),
     };
   }
 }

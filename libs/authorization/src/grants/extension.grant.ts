@@ -5,6 +5,7 @@ import type { AuthorizationServerOptions } from '../config/authorization-server.
 import type { RequestParameters } from '../http/request-parameters.js';
 import type { ResourceRegistry } from '../resources/resource-registry.js';
 import type { TokenIssuer } from '../tokens/token-issuer.service.js';
+import type { ExtensionJwts } from './extension-jwts.service.js';
 import type { TokenGrant } from './token-grant.js';
 
 /**
@@ -29,6 +30,7 @@ export class ExtensionGrant implements TokenGrant {
     private readonly tokens: TokenIssuer,
     private readonly resources: ResourceRegistry,
     private readonly usedJwtIds: UsedJwtIds,
+    private readonly jwts: ExtensionJwts,
   ) {}
 
   async handle(params: RequestParameters, authenticated: AuthenticatedOAuthClient): Promise<TokenResponse> {
@@ -62,6 +64,8 @@ export class ExtensionGrant implements TokenGrant {
           });
         },
         useOnce: (issuer, jti, expiresAt) => this.usedJwtIds.use(issuer, jti, expiresAt),
+        signJwt: (request) => this.jwts.sign(request),
+        verifyIdToken: (token) => this.jwts.verifyIdToken(token),
       },
     );
   }
@@ -73,9 +77,12 @@ export function extensionGrants(
   tokens: TokenIssuer,
   resources: ResourceRegistry,
   usedJwtIds: UsedJwtIds,
+  jwts: ExtensionJwts,
 ): ExtensionGrant[] {
   return options.extensions.grantTypes().flatMap((grantType) => {
     const handler = options.extensions.grantHandler(grantType);
-    return handler ? [new ExtensionGrant(grantType, handler, options, tokens, resources, usedJwtIds)] : [];
+    return handler
+      ? [new ExtensionGrant(grantType, handler, options, tokens, resources, usedJwtIds, jwts)]
+      : [];
   });
 }

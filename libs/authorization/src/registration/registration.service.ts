@@ -72,7 +72,7 @@ export class RegistrationService {
       body,
       revision: getRevision(this.options.revision),
       grantTypesSupported: SELF_REGISTRABLE_GRANTS,
-      operatorGrants: this.options.extensions.grantTypes(),
+      operatorGrants: this.options.extensions.operatorGrantTypes(),
     };
     for (const check of REGISTRATION_CHECKS) check.run(context);
     return context;

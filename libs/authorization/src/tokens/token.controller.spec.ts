@@ -13,6 +13,7 @@ import type { UsedJwtIds } from '../clients/client-assertions/used-jwt-id.reposi
 import type { OAuthClient } from '../clients/client.js';
 import type { AuthorizationServerOptions } from '../config/authorization-server.options.js';
 import { extensionGrants } from '../grants/extension.grant.js';
+import type { ExtensionJwts } from '../grants/extension-jwts.service.js';
 import type { TokenGrant } from '../grants/token-grant.js';
 import { RequestParameters } from '../http/request-parameters.js';
 import { ResourceRegistry } from '../resources/resource-registry.js';
@@ -76,7 +77,13 @@ function endpoint(authenticate: () => Promise<AuthenticatedOAuthClient>) {
   };
   const controller = new TokenController({ authenticate } as unknown as ClientAuthenticator, [
     builtIn,
-    ...extensionGrants(options, tokens, resources, { use: async () => true } as unknown as UsedJwtIds),
+    ...extensionGrants(
+      options,
+      tokens,
+      resources,
+      { use: async () => true } as unknown as UsedJwtIds,
+      {} as ExtensionJwts,
+    ),
   ]);
   const request = { headers: {} } as FastifyRequest;
   const post = (form: string) => controller.token(RequestParameters.fromForm(form), request);

@@ -100,6 +100,47 @@ export interface GrantContext {
    * (RFC 7523 3, item 7).
    */
   useOnce(issuer: string, jti: string, expiresAt: Date): Promise<boolean>;
+  /**
+   * Signs a JWT with this authorization server's current signing key (the one published at its `jwks_uri`), for
+   * an extension that issues assertions of its own (an identity provider's ID-JAG, say). The host sets `iss`,
+   * `iat`, `exp` and `jti`; the extension sets the rest and the explicit `typ` (RFC 8725 section 3.11).
+   *
+   * @throws Error when `typ` is not an explicit `…+jwt` type, is one of the host's own (`at+jwt`, `JWT`), or the
+   *   claims name `iss`, `iat`, `exp`, `nbf` or `jti`.
+   */
+  signJwt(request: SignJwtRequest): Promise<SignedJwt>;
+  /**
+   * Verifies an OpenID Connect ID token this authorization server issued: its signature with one of the keys
+   * published at `jwks_uri`, its `iss`, its expiry, and that its subject is still a user here. Returns its claims,
+   * or `undefined` for anything else (another issuer's token, an expired one, a token of another kind).
+   *
+   * @see https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation
+   */
+  verifyIdToken(token: string): Promise<JsonObject | undefined>;
+}
+
+/**
+ * A JWT for the host to sign (see `GrantContext.signJwt`).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7519#section-4.1
+ * @see https://www.rfc-editor.org/rfc/rfc8725#section-3.11
+ */
+export interface SignJwtRequest {
+  /** The JOSE `typ` header: an explicit type such as `oauth-id-jag+jwt`. */
+  readonly typ: string;
+  /** Every claim but `iss`, `iat`, `exp`, `nbf` and `jti`, which are the host's. */
+  readonly claims: JsonObject;
+  /**
+   * Seconds until `exp`. The host keeps it within its access token lifetime: a key it retires stays published for
+   * that long, so everything it signed stays verifiable until it expires.
+   */
+  readonly lifetime: number;
+}
+
+/** A JWT the host signed, and how many seconds it is valid for (`exp` minus `iat`). */
+export interface SignedJwt {
+  readonly jwt: string;
+  readonly expiresIn: number;
 }
 
 /**
@@ -199,6 +240,14 @@ export interface AuthorizationServerHooks {
   readonly metadata?: MetadataContribution<AuthorizationServerMetadataContext>;
   /** Token endpoint grant handlers, by `grant_type` (RFC 6749 section 4.5). */
   readonly grantTypes?: Readonly<Record<string, GrantHandler>>;
+  /**
+   * The grant types of `grantTypes` that a client may declare for itself, by dynamic registration (RFC 7591) or in
+   * its client ID metadata document. The others are for clients the operator registers: a grant whose only
+   * proof is the client's own authentication (client credentials) must not be open to anyone who can host a
+   * document. List a grant here only when its handler gets its authority from elsewhere (an assertion from an
+   * identity provider the operator trusts, say).
+   */
+  readonly selfRegistrableGrantTypes?: readonly string[];
   /** Extra authorization request checks, run in this order after the host's own. */
   readonly authorizationRequestChecks?: readonly NamedAuthorizationRequestCheck[];
   /** Extra access token claims (RFC 9068 section 2.2). */

@@ -16,7 +16,13 @@ import type { Extension } from '../contracts/extension.contract.js';
 import { ExtensionRegistryError } from './extension-registry.error.js';
 
 const EXTENSION_MEMBERS = ['id', 'version', 'requires', 'authorizationServer', 'resourceServer', 'client'];
-const AUTHORIZATION_SERVER_HOOKS = ['metadata', 'grantTypes', 'authorizationRequestChecks', 'tokenClaims'];
+const AUTHORIZATION_SERVER_HOOKS = [
+  'metadata',
+  'grantTypes',
+  'selfRegistrableGrantTypes',
+  'authorizationRequestChecks',
+  'tokenClaims',
+];
 const RESOURCE_SERVER_HOOKS = ['metadata', 'challengeParameters'];
 const CLIENT_HOOKS = ['grantStrategies'];
 /** Names of authorization request checks and client grant strategies. */
@@ -90,6 +96,21 @@ export function assertExtensionShape(value: unknown): asserts value is Extension
           throw fail(`the handler of grant type ${name} is not a function.`, name);
       },
     );
+    const selfRegistrable = authorizationServer['selfRegistrableGrantTypes'];
+    if (selfRegistrable !== undefined) {
+      const handled = Object.keys((authorizationServer['grantTypes'] ?? {}) as object);
+      if (!Array.isArray(selfRegistrable)) {
+        throw fail('authorizationServer.selfRegistrableGrantTypes must be an array of grant types.');
+      }
+      for (const grantType of selfRegistrable as unknown[]) {
+        if (typeof grantType !== 'string' || !handled.includes(grantType)) {
+          throw fail(
+            `selfRegistrableGrantTypes names ${show(grantType)}, which is not one of its grantTypes.`,
+            typeof grantType === 'string' ? grantType : undefined,
+          );
+        }
+      }
+    }
     assertChecks(authorizationServer['authorizationRequestChecks'], fail);
     assertOptionalFunction(authorizationServer['tokenClaims'], 'authorizationServer.tokenClaims', fail);
   }

@@ -175,6 +175,45 @@ describe('ExtensionRegistry composing two extensions', () => {
   });
 });
 
+describe('ExtensionRegistry grant types for self-registered clients', () => {
+  const handler = async () => ({ access_token: 'a', token_type: 'Bearer' });
+  it('keeps for operator-registered clients every grant type its extension does not open', () => {
+    const registry = ExtensionRegistry.compose([
+      defineExtension({
+        id: 'com.example/open',
+        version: '1.0.0',
+        authorizationServer: {
+          grantTypes: { 'urn:example:open': handler, 'urn:example:closed': handler },
+          selfRegistrableGrantTypes: ['urn:example:open'],
+        },
+      }),
+      defineExtension({
+        id: 'com.example/closed',
+        version: '1.0.0',
+        authorizationServer: { grantTypes: { 'urn:example:other': handler } },
+      }),
+    ]);
+    // The registry's order: com.example/closed sorts before com.example/open.
+    expect(registry.grantTypes()).toEqual(['urn:example:other', 'urn:example:open', 'urn:example:closed']);
+    expect(registry.operatorGrantTypes()).toEqual(['urn:example:other', 'urn:example:closed']);
+  });
+
+  it('refuses to open a grant type the extension does not handle', () => {
+    expect(() =>
+      ExtensionRegistry.compose([
+        defineExtension({
+          id: 'com.example/open',
+          version: '1.0.0',
+          authorizationServer: {
+            grantTypes: { 'urn:example:open': handler },
+            selfRegistrableGrantTypes: ['client_credentials'],
+          },
+        }),
+      ]),
+    ).toThrow(/selfRegistrableGrantTypes names "client_credentials"/);
+  });
+});
+
 describe('ExtensionRegistry snapshots', () => {
   it('is not changed by later changes to an extension object or to a document it returned', () => {
     const tenant = tenantExtension();

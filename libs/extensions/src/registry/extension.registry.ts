@@ -99,6 +99,7 @@ const TOKEN_CLAIMS: MergeRule = {
 export class ExtensionRegistry {
   readonly #extensions: readonly ExtensionSummary[];
   readonly #grantHandlers = new Map<string, GrantHandler>();
+  readonly #selfRegistrableGrantTypes = new Set<string>();
   readonly #checks: RegisteredAuthorizationRequestCheck[] = [];
   readonly #strategies: RegisteredClientGrantStrategy[] = [];
   readonly #tokenClaims: { readonly extensionId: string; readonly hook: TokenClaimsHook }[] = [];
@@ -121,6 +122,8 @@ export class ExtensionRegistry {
         claimName(grantOwners, grantType, id, 'grant_type_conflict', 'grant type', RESERVED_GRANT_TYPES);
         this.#grantHandlers.set(grantType, handler);
       }
+      for (const grantType of as?.selfRegistrableGrantTypes ?? [])
+        this.#selfRegistrableGrantTypes.add(grantType);
       for (const { name, check } of as?.authorizationRequestChecks ?? []) {
         this.#checks.push(Object.freeze({ extensionId: id, name, check }));
       }
@@ -187,6 +190,17 @@ export class ExtensionRegistry {
    */
   grantTypes(): readonly string[] {
     return [...this.#grantHandlers.keys()];
+  }
+
+  /**
+   * The grant types extensions handle that only clients the operator registers may use: every one of
+   * `grantTypes()` that its extension does not list in `selfRegistrableGrantTypes`. The host refuses them in
+   * dynamic registration (RFC 7591 section 2) and in client ID metadata documents.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
+   */
+  operatorGrantTypes(): readonly string[] {
+    return this.grantTypes().filter((grantType) => !this.#selfRegistrableGrantTypes.has(grantType));
   }
 
   /**

@@ -67,7 +67,7 @@ export class ClientIdMetadataDocumentSource implements ClientSource, OnModuleDes
   async #load(clientId: string): Promise<{ value: OAuthClient; lifetimeSeconds: number }> {
     const { json, headers } = await this.#fetch().fetch(clientId);
     return {
-      value: clientFromMetadataDocument(json, clientId),
+      value: clientFromMetadataDocument(json, clientId, this.options.extensions.operatorGrantTypes()),
       lifetimeSeconds: cacheLifetimeSeconds(headers, this.#limits),
     };
   }

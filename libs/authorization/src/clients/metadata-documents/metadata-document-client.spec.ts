@@ -63,6 +63,24 @@ describe('clientFromMetadataDocument', () => {
     });
   });
 
+  it("drops the extension grants only the operator's clients may use, and keeps the self-registrable ones", () => {
+    const client = clientFromMetadataDocument(
+      document({
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks_uri: 'https://app.example.com/jwks.json',
+        redirect_uris: ['https://app.example.com/cb'],
+        grant_types: [
+          'authorization_code',
+          'client_credentials',
+          'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        ],
+      }),
+      URL_ID,
+      ['client_credentials'],
+    );
+    expect(client.grantTypes).toEqual(['authorization_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer']);
+  });
+
   it.each([
     ['default port written out', 'https://app.example.com:443/oauth/client.json'],
     ['a trailing slash', 'https://app.example.com/oauth/client.json/'],

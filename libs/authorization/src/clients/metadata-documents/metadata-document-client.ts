@@ -7,8 +7,9 @@
 // This server's own: `token_endpoint_auth_method` defaults to `none` and must be `none` or `private_key_jwt` (a
 // method it cannot verify is refused rather than ignored); a public client keeps only the grants a user takes part
 // in (`authorization_code`, `refresh_token`): a client that proves nothing at the token endpoint gets no grant
-// that would rest on client authentication alone. `grant_types` defaults to `authorization_code` (RFC 7591 2),
-// `response_types` to `code`.
+// that would rest on client authentication alone; no client keeps an extension grant that only the operator's
+// clients may use (for the same reason: anyone can publish a document and its keys). `grant_types` defaults to
+// `authorization_code` (RFC 7591 2), `response_types` to `code`.
 import {
   isLoopbackHostname,
   validateClientIdMetadataDocument,
@@ -30,6 +31,7 @@ const PUBLIC_CLIENT_GRANTS = new Set(['authorization_code', 'refresh_token']);
 export function clientFromMetadataDocument(
   json: Readonly<Record<string, unknown>>,
   clientId: string,
+  operatorGrants: readonly string[] = [],
 ): OAuthClient {
   const result = validate(json, clientId);
   if (!result.ok) {
@@ -47,8 +49,9 @@ export function clientFromMetadataDocument(
     );
   }
   const declaredGrants = document.grant_types ?? ['authorization_code'];
-  const grantTypes =
-    method === 'none' ? declaredGrants.filter((grant) => PUBLIC_CLIENT_GRANTS.has(grant)) : declaredGrants;
+  const grantTypes = declaredGrants.filter((grant) =>
+    method === 'none' ? PUBLIC_CLIENT_GRANTS.has(grant) : !operatorGrants.includes(grant),
+  );
   const native = document.redirect_uris.every(isLoopbackRedirect);
   return {
     clientId,
