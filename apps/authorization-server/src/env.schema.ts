@@ -4,7 +4,10 @@ import {
   composeExtensions,
   extensionsEnvField,
 } from '@portcullis/authorization';
-import { TrustedIdentityProvidersSchema } from '@portcullis/extension-enterprise-managed-authorization';
+import {
+  IdJagAudiencesSchema,
+  TrustedIdentityProvidersSchema,
+} from '@portcullis/extension-enterprise-managed-authorization';
 import { baseEnvSchema } from '@portcullis/platform';
 import { z } from 'zod';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';
@@ -17,16 +20,46 @@ export const envSchema = baseEnvSchema({ port: 4000 })
     SEED_DEMO_USER: z.enum(['auto', 'true', 'false']).default('auto'),
     EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
     ENTERPRISE_IDPS: TrustedIdentityProvidersSchema,
+    ENTERPRISE_IDP_AUDIENCES: IdJagAudiencesSchema,
   })
   .superRefine(checkAuthorizationServerEnv)
   .superRefine((env, context) => {
-    // An ID-JAG grant that trusts no identity provider would refuse every assertion: say so at boot instead.
-    if (env.EXTENSIONS.includes('enterprise-managed-authorization') && env.ENTERPRISE_IDPS.length === 0) {
+    // Enterprise-managed authorization with neither side configured would do nothing: say so at boot instead.
+    const enterprise = env.EXTENSIONS.includes('enterprise-managed-authorization');
+    if (enterprise && env.ENTERPRISE_IDPS.length === 0 && env.ENTERPRISE_IDP_AUDIENCES.length === 0) {
       context.addIssue({
         code: 'custom',
         path: ['ENTERPRISE_IDPS'],
         message:
-          'is required with EXTENSIONS=enterprise-managed-authorization (the identity providers it trusts)',
+          'or ENTERPRISE_IDP_AUDIENCES is required with EXTENSIONS=enterprise-managed-authorization (the identity providers it trusts, or the authorization servers it is the identity provider for)',
+      });
+    }
+    for (const [name, value] of [
+      ['ENTERPRISE_IDPS', env.ENTERPRISE_IDPS],
+      ['ENTERPRISE_IDP_AUDIENCES', env.ENTERPRISE_IDP_AUDIENCES],
+    ] as const) {
+      if (!enterprise && value.length > 0) {
+        context.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'is set but EXTENSIONS does not include enterprise-managed-authorization',
+        });
+      }
+    }
+    // The draft's "Cross-Domain Use": an identity provider never redeems its own ID-JAGs.
+    if (env.ENTERPRISE_IDPS.some((idp) => idp.issuer === env.ISSUER)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['ENTERPRISE_IDPS'],
+        message: 'names this server (ISSUER): an identity provider never redeems the ID-JAGs it issues',
+      });
+    }
+    if (env.ENTERPRISE_IDP_AUDIENCES.some((entry) => entry.audience === env.ISSUER)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['ENTERPRISE_IDP_AUDIENCES'],
+        message:
+          'names this server (ISSUER): an identity provider issues ID-JAGs for other authorization servers',
       });
     }
   })

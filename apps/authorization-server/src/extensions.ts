@@ -2,6 +2,7 @@ import type { ExtensionCatalogue } from '@portcullis/authorization';
 import { clientCredentialsExtension } from '@portcullis/extension-client-credentials';
 import {
   enterpriseManagedAuthorization,
+  type IdJagAudience,
   type TrustedIdentityProvider,
 } from '@portcullis/extension-enterprise-managed-authorization';
 
@@ -13,10 +14,15 @@ import {
  */
 export const AVAILABLE_EXTENSIONS: ExtensionCatalogue<{
   ENTERPRISE_IDPS: readonly TrustedIdentityProvider[];
+  ENTERPRISE_IDP_AUDIENCES: readonly IdJagAudience[];
 }> = {
   // io.modelcontextprotocol/oauth-client-credentials (MCP SEP-1046)
   'client-credentials': clientCredentialsExtension,
-  // io.modelcontextprotocol/enterprise-managed-authorization (MCP SEP-990): ID-JAGs from ENTERPRISE_IDPS
+  // io.modelcontextprotocol/enterprise-managed-authorization (MCP SEP-990): redeems ID-JAGs from ENTERPRISE_IDPS, and
+  // issues ID-JAGs for the authorization servers of ENTERPRISE_IDP_AUDIENCES (this server as the enterprise IdP)
   'enterprise-managed-authorization': (env) =>
-    enterpriseManagedAuthorization({ trustedIdentityProviders: env.ENTERPRISE_IDPS }),
+    enterpriseManagedAuthorization({
+      trustedIdentityProviders: env.ENTERPRISE_IDPS,
+      identityProviderAudiences: env.ENTERPRISE_IDP_AUDIENCES,
+    }),
 };

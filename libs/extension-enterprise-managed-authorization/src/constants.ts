@@ -22,3 +22,9 @@ export const ID_JAG_TYP = 'oauth-id-jag+jwt';
 
 /** The name of the client grant strategy, for `ExtensionRegistry.clientGrantStrategies()`. */
 export const ID_JAG_STRATEGY = 'enterprise-managed-authorization';
+
+/**
+ * The authorization grant profile a resource authorization server lists in `authorization_grant_profiles_supported`
+ * when it redeems ID-JAGs (SEP-990 section 6: what clients look for before they try the flow).
+ */
+export const ID_JAG_GRANT_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag';

@@ -1,5 +1,6 @@
 export {
   ENTERPRISE_MANAGED_AUTHORIZATION_ID,
+  ID_JAG_GRANT_PROFILE,
   ID_JAG_STRATEGY,
   ID_JAG_TOKEN_TYPE,
   ID_JAG_TYP,
@@ -18,8 +19,15 @@ export {
   type TrustedIdentityProvider,
 } from './authorization-server/trusted-identity-providers.js';
 export {
+  IdJagAudienceSchema,
+  IdJagAudiencesSchema,
+  type IdJagAudience,
+} from './identity-provider/id-jag-audiences.js';
+export { ID_JAG_LIFETIME_SECONDS, idJagIssuance } from './identity-provider/id-jag-issuance.grant.js';
+export {
   IdJagError,
   idJagStrategy,
+  type IdpPrivateKey,
   type IdJagErrorCode,
   type IdJagStrategyOptions,
   type IdpError,

@@ -35,6 +35,8 @@ export interface AuthorizationServerFixture {
 }
 
 export interface ClientOptions {
+  /** Its client ID; a fresh one by default. */
+  clientId?: string;
   redirectUris?: string[];
   grantTypes?: string[];
   confidential?: 'client_secret_basic' | 'client_secret_post';
@@ -56,9 +58,11 @@ export async function startAuthorizationServer(
     appModule?: PortcullisAppModule;
     /** Keep the log lines for `app.logs()`. */
     captureLogs?: boolean;
+    /** The loopback port (and so the issuer), when another server must be configured with it first. */
+    port?: number;
   } = {},
 ): Promise<AuthorizationServerFixture> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const issuer = `http://localhost:${port}`;
   const app = await startApp(options.appModule ?? AppModule, {
     port,
@@ -85,7 +89,7 @@ export async function startAuthorizationServer(
       const redirectUris = client.redirectUris ?? ['http://127.0.0.1/callback'];
       const secret = client.confidential ? generateClientSecret() : undefined;
       const created = await clients.create({
-        clientId: `client-${sequence}-${randomBytes(4).toString('hex')}`,
+        clientId: client.clientId ?? `client-${sequence}-${randomBytes(4).toString('hex')}`,
         clientName: client.name ?? `Test client ${sequence}`,
         redirectUris,
         grantTypes: client.grantTypes ?? ['authorization_code', 'refresh_token'],

@@ -7,7 +7,8 @@
 // and 3.1: the assertion arrives in `assertion` with `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`, and
 // a refused one is `invalid_grant` (a public client is `invalid_client`; a resource other than the assertion's,
 // `invalid_target`). RFC 6749 3.3: the token's scope is the requested one within the assertion's, and a request for
-// none of it is `invalid_scope`. RFC 8725 3.1: asymmetric algorithms only.
+// none of it is `invalid_scope`. RFC 8725 3.1: asymmetric algorithms only. The draft's "Cross-Domain Use": an
+// identity provider never issues access tokens for an ID-JAG it issued itself.
 import type { GrantHandler, JsonObject } from '@portcullis/extensions';
 import { ASYMMETRIC_SIGNING_ALGORITHMS, OAuthError } from '@portcullis/protocol';
 import {
@@ -26,15 +27,19 @@ import type { TrustedIdentityProvider } from './trusted-identity-providers.js';
 const ALGORITHMS: readonly string[] = ASYMMETRIC_SIGNING_ALGORITHMS;
 const CLOCK_SKEW_SECONDS = 30;
 
-/** The `sub` of tokens issued for a user of another identity provider: namespaced by its issuer. */
-export function subjectOf(idpIssuer: string, idpSubject: string, ownIssuer: string): string {
-  return idpIssuer === ownIssuer ? idpSubject : `${idpIssuer}#${idpSubject}`;
+/**
+ * The `sub` of tokens issued for a user of an identity provider: namespaced by its issuer, so that no identity
+ * provider can name a local user or another provider's.
+ */
+export function subjectOf(idpIssuer: string, idpSubject: string): string {
+  return `${idpIssuer}#${idpSubject}`;
 }
 
 /**
  * The `urn:ietf:params:oauth:grant-type:jwt-bearer` grant for ID-JAGs. Every check runs before the `jti` is recorded,
  * so a refused assertion uses nothing up; the token names the user as the identity provider does, namespaced by
- * its issuer unless it is this authorization server itself.
+ * its issuer. An ID-JAG this server issued itself (as an identity provider) is refused: the draft's "Cross-Domain
+ * Use" says an identity provider must not issue access tokens for its own ID-JAGs.
  */
 export function idJagGrant(trusted: readonly TrustedIdentityProvider[]): GrantHandler {
   const keySets = new Map<string, JWTVerifyGetKey>(
@@ -66,6 +71,9 @@ export function idJagGrant(trusted: readonly TrustedIdentityProvider[]): GrantHa
     if (typ !== ID_JAG_TYP) throw new OAuthError('invalid_grant', `assertion typ must be ${ID_JAG_TYP}`);
     if (!alg || !ALGORITHMS.includes(alg))
       throw new OAuthError('invalid_grant', 'assertion alg is not allowed');
+    if (claimedIssuer === context.issuer) {
+      throw new OAuthError('invalid_grant', 'this server does not redeem the ID-JAGs it issues');
+    }
     const keys = typeof claimedIssuer === 'string' ? keySets.get(claimedIssuer) : undefined;
     if (!keys) throw new OAuthError('invalid_grant', 'assertion is not from a trusted identity provider');
     let payload;
@@ -108,7 +116,7 @@ export function idJagGrant(trusted: readonly TrustedIdentityProvider[]): GrantHa
       throw new OAuthError('invalid_grant', 'assertion was already used');
     }
     return context.issueTokens({
-      subject: subjectOf(claimedIssuer as string, payload.sub as string, context.issuer),
+      subject: subjectOf(claimedIssuer as string, payload.sub as string),
       scope,
       resources: [resource],
       refreshToken: false,

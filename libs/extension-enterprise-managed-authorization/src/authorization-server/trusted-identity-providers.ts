@@ -13,7 +13,7 @@ const PublicJwkSetSchema = z.object({
 });
 
 /** An absolute https URL, or http on a loopback host (development). */
-const EndpointSchema = z.string().refine((value) => {
+export const EndpointSchema = z.string().refine((value) => {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
   if (url.hash || url.username || url.password) return false;

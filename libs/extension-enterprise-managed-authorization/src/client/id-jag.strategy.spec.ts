@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { ClientGrantContext, TokenResponse } from '@portcullis/extensions';
-import { SignJWT, generateKeyPair } from 'jose';
+import { SignJWT, decodeJwt, generateKeyPair, jwtVerify } from 'jose';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ID_JAG_TOKEN_TYPE, ID_TOKEN_TYPE, JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT } from '../constants.js';
@@ -167,6 +167,60 @@ describe('idJagStrategy: token exchange at the IdP (RFC 8693 2.1, SEP-990 sectio
       resource: RESOURCE,
       scope: 'notes:read notes:write',
     });
+  });
+
+  it('authenticates the IdP client with private_key_jwt: a fresh assertion for the token endpoint (RFC 7523 2.2, 3)', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const idpPrivateKey = { privateKey, algorithm: 'ES256', keyId: 'k1' };
+    const { error } = await run({ idpClientSecret: undefined, idpPrivateKey });
+    await run({ idpClientSecret: undefined, idpPrivateKey });
+
+    expect(error).toBeUndefined();
+    expect(requests).toHaveLength(2);
+    const [first, second] = requests.map((request) => request.params);
+    expect(requests[0]!.headers['authorization']).toBeUndefined();
+    expect(first).toMatchObject({
+      client_id: 'idp-client',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    });
+    const { payload, protectedHeader } = await jwtVerify(first!['client_assertion']!, publicKey, {
+      issuer: 'idp-client',
+      subject: 'idp-client',
+      audience: `${idpUrl}/oauth2/token`,
+    });
+    expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: 'k1' });
+    expect(payload.exp! - payload.iat!).toBeLessThanOrEqual(60);
+    expect(decodeJwt(second!['client_assertion']!).jti).not.toBe(payload.jti);
+  });
+
+  it('refuses a private key without a client ID, beside a secret, or for a symmetric algorithm', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const endpoint = 'https://idp.example.com/token';
+    expect(() =>
+      idJagStrategy({
+        idToken,
+        idpTokenEndpoint: endpoint,
+        idpPrivateKey: { privateKey, algorithm: 'ES256' },
+      }),
+    ).toThrow(/needs idpClientId/);
+    expect(() =>
+      idJagStrategy({
+        idToken,
+        idpTokenEndpoint: endpoint,
+        idpClientId: 'c',
+        idpClientSecret: 's',
+        idpPrivateKey: { privateKey, algorithm: 'ES256' },
+      }),
+    ).toThrow(/not both/);
+    expect(() =>
+      idJagStrategy({
+        idToken,
+        idpTokenEndpoint: endpoint,
+        idpClientId: 'c',
+        idpPrivateKey: { privateKey, algorithm: 'HS256' },
+      }),
+    ).toThrow(/asymmetric/);
+    expect(requests).toHaveLength(0);
   });
 
   it('form-encodes the IdP client credentials before Basic encoding (RFC 6749 2.3.1)', async () => {

@@ -8,7 +8,8 @@
  *   `grant_type` token-exchange, the ID token as `subject_token` (`subject_token_type` id_token),
  *   `requested_token_type` id-jag, `audience` the MCP authorization server's issuer, `resource` the MCP server's
  *   resource identifier (RFC 9728) and `scope` when there is one. The IdP client authenticates with
- *   `client_secret_basic` (RFC 6749 2.3.1) when it has a secret, else names itself with `client_id` (RFC 6749 3.2.1).
+ *   `client_secret_basic` (RFC 6749 2.3.1) when it has a secret, `private_key_jwt` (RFC 7523 2.2) when it has a key,
+ *   else names itself with `client_id` (RFC 6749 3.2.1).
  * - SEP-990 section 4.2 and RFC 8693 2.2.1: the answer is accepted only with `issued_token_type` id-jag and an
  *   `access_token` that is a compact JWT whose JOSE `typ` is `oauth-id-jag+jwt` (SEP-990 section 4.3). The client
  *   decodes it (the header, and a signed one's `scope` claim) and never verifies it: the MCP authorization server
@@ -26,8 +27,8 @@
  * @see https://www.rfc-editor.org/rfc/rfc7523#section-2.1
  */
 import type { ClientGrantContext, ClientGrantStrategy, TokenResponse } from '@portcullis/extensions';
-import { isLoopbackHost, isScopeToken } from '@portcullis/protocol';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { ASYMMETRIC_SIGNING_ALGORITHMS, isLoopbackHost, isScopeToken } from '@portcullis/protocol';
+import { decodeJwt, decodeProtectedHeader, SignJWT, type CryptoKey } from 'jose';
 import {
   ID_JAG_TOKEN_TYPE,
   ID_JAG_TYP,
@@ -51,6 +52,22 @@ export interface IdJagStrategyOptions {
   readonly idpClientId?: string;
   /** Its secret at the IdP, sent with `client_secret_basic` (RFC 6749 2.3.1). Needs `idpClientId`. */
   readonly idpClientSecret?: string;
+  /**
+   * Its private key at the IdP, for `private_key_jwt` (RFC 7523 2.2): each exchange carries a fresh assertion with
+   * `iss` = `sub` = `idpClientId` and `aud` the IdP's token endpoint (RFC 7523 3). Needs `idpClientId`; not with
+   * `idpClientSecret`.
+   */
+  readonly idpPrivateKey?: IdpPrivateKey;
+}
+
+/**
+ * A private key the client authenticates at the IdP with: the key, its JWS algorithm, and its `kid` if any (the
+ * shape of `@portcullis/client`'s `importClientAssertionKey` result, which can be passed as is).
+ */
+export interface IdpPrivateKey {
+  readonly privateKey: CryptoKey;
+  readonly algorithm: string;
+  readonly keyId?: string | undefined;
 }
 
 /**
@@ -104,6 +121,8 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/u;
 /** Anything in a message that looks like a JWT: removed before an IdP's text is shown. */
 const JWT_LIKE = /[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/gu;
 const MAX_DESCRIPTION = 200;
+/** The `client_assertion_type` of a JWT client assertion (RFC 7523 2.2). */
+const JWT_BEARER_CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /**
  * The client grant strategy of SEP-990: token exchange at the IdP (RFC 8693), then the `jwt-bearer` grant
@@ -180,6 +199,15 @@ function checkOptions(options: IdJagStrategyOptions): URL {
   if (options.idpClientSecret !== undefined && options.idpClientId === undefined) {
     throw new TypeError('idpClientSecret needs idpClientId');
   }
+  if (options.idpPrivateKey !== undefined) {
+    if (options.idpClientId === undefined) throw new TypeError('idpPrivateKey needs idpClientId');
+    if (options.idpClientSecret !== undefined) {
+      throw new TypeError('give idpClientSecret or idpPrivateKey, not both');
+    }
+    if (!(ASYMMETRIC_SIGNING_ALGORITHMS as readonly string[]).includes(options.idpPrivateKey.algorithm)) {
+      throw new TypeError('idpPrivateKey.algorithm must be an asymmetric JWS algorithm (RFC 8725 3.1)');
+    }
+  }
   return endpoint;
 }
 
@@ -210,6 +238,10 @@ async function exchangeIdToken(
     // RFC 6749 2.3.1: both form-urlencoded (Appendix B) before they are joined and base64-encoded.
     const credentials = `${formEncode(options.idpClientId)}:${formEncode(options.idpClientSecret)}`;
     headers['authorization'] = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+  } else if (options.idpClientId !== undefined && options.idpPrivateKey !== undefined) {
+    body.set('client_id', options.idpClientId);
+    body.set('client_assertion_type', JWT_BEARER_CLIENT_ASSERTION_TYPE);
+    body.set('client_assertion', await clientAssertion(options.idpClientId, options.idpPrivateKey, endpoint));
   } else if (options.idpClientId !== undefined) {
     body.set('client_id', options.idpClientId);
   }
@@ -310,6 +342,24 @@ function isCompactJose(value: string): boolean {
     parts[0] !== '' &&
     parts.every((part) => BASE64URL.test(part))
   );
+}
+
+/**
+ * A fresh `private_key_jwt` assertion for the IdP (RFC 7523 2.2 and 3): `iss` = `sub` = the client, `aud` the token
+ * endpoint, a random `jti`, valid for a minute.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7523#section-3
+ */
+function clientAssertion(clientId: string, key: IdpPrivateKey, endpoint: URL): Promise<string> {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: key.algorithm, ...(key.keyId === undefined ? {} : { kid: key.keyId }) })
+    .setIssuer(clientId)
+    .setSubject(clientId)
+    .setAudience(endpoint.href)
+    .setIssuedAt()
+    .setExpirationTime('60s')
+    .setJti(crypto.randomUUID())
+    .sign(key.privateKey);
 }
 
 function formEncode(value: string): string {
