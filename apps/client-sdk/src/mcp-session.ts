@@ -4,13 +4,17 @@
  * The wire era follows the revision: 2026-07-28 speaks the stateless protocol (`server/discover` and per-request
  * `_meta`), the dated revisions before it the `initialize` handshake. A conformance run names the exact protocol
  * version in `MCP_CONFORMANCE_PROTOCOL_VERSION`; an interactive run negotiates (`auto`) under 2026-07-28.
+ *
+ * The client declares the extension its tokens come from (`--client-credentials`, `--id-jag`) in its capabilities'
+ * `extensions`, as MCP SEP-2133 "Negotiation" has clients advertise the extensions they support
+ * (https://modelcontextprotocol.io/seps/2133-extensions).
  */
 import {
   Client,
   SUPPORTED_PROTOCOL_VERSIONS,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { mcpTransportOptions, type AuthorizedFetch } from '@portcullis/client';
+import { mcpClientCapabilities, mcpTransportOptions, type AuthorizedFetch } from '@portcullis/client';
 import { readFileSync } from 'node:fs';
 
 const MODERN_PROTOCOL_VERSIONS = new Set(['2026-07-28']);
@@ -50,7 +54,7 @@ export async function connectMcp(
   const client = new Client(
     { name: 'portcullis', version: packageVersion() },
     {
-      capabilities: {},
+      capabilities: mcpClientCapabilities(authorizedFetch),
       ...(wire.kind === 'negotiate'
         ? { versionNegotiation: { mode: 'auto' as const } }
         : modern

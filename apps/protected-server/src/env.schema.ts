@@ -1,8 +1,10 @@
 import { baseEnvSchema } from '@portcullis/platform';
 import { EndpointUrlSchema } from '@portcullis/metadata';
 import { canonicalizeResourceUri, issuerIdentifierProblem } from '@portcullis/protocol';
+import { composedExtensionsEnvField } from '@portcullis/resource-server';
 import { LATEST_REVISION, REVISIONS } from '@portcullis/revisions';
 import { z } from 'zod';
+import { AVAILABLE_EXTENSIONS } from './extensions.js';
 
 /** An empty variable (`RESOURCE_URI=`) counts as unset, so its default applies. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
@@ -86,6 +88,11 @@ export const envSchema = baseEnvSchema({ port: 4100 })
     /** The protected server's own client credentials for RFC 7662 introspection. */
     INTROSPECTION_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().optional()),
     INTROSPECTION_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),
+    /**
+     * Comma-separated names of AVAILABLE_EXTENSIONS, composed into the registry the resource server and the MCP
+     * server's `capabilities.extensions` use; unset or empty composes none.
+     */
+    EXTENSIONS: composedExtensionsEnvField(AVAILABLE_EXTENSIONS),
   })
   .superRefine((env, context) => {
     if (Boolean(env.INTROSPECTION_CLIENT_ID) !== Boolean(env.INTROSPECTION_CLIENT_SECRET)) {

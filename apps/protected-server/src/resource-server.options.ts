@@ -14,6 +14,7 @@ export function resourceServerOptions(env: Env): ResourceServerOptions {
     scopeHierarchy: NOTES_SCOPE_HIERARCHY,
     revision: env.SPEC_REVISION,
     resourceName: 'Portcullis notes',
+    extensions: env.EXTENSIONS,
     tokens: {
       mode: env.TOKEN_VALIDATION,
       cacheTtlSeconds: env.TOKEN_CACHE_TTL,

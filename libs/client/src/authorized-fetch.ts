@@ -118,6 +118,13 @@ export interface AuthorizedFetch extends FetchLike {
   tokens(): Promise<TokenSummary | undefined>;
   /** Deletes the resource's stored tokens; returns how many token sets were deleted. */
   signOut(): Promise<number>;
+  /**
+   * The ids of the extensions this fetch obtains tokens with: the extension of `grantStrategy`, else none. An MCP
+   * client declares them in its `capabilities.extensions` (`mcpClientCapabilities`).
+   *
+   * @see https://modelcontextprotocol.io/seps/2133-extensions
+   */
+  readonly declaredExtensions: readonly string[];
 }
 
 /**
@@ -148,6 +155,12 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
           options.grantStrategy,
           options.grantStrategyFallback === 'authorization_code',
         );
+  // The extension contributing the strategy found by name just above.
+  const strategyExtension =
+    grantStrategy === undefined
+      ? undefined
+      : options.extensions?.clientGrantStrategies().find(({ name }) => name === grantStrategy.name)
+          ?.extensionId;
   if (options.userAgent === undefined && (grantStrategy?.fallbackToAuthorizationCode ?? true)) {
     throw new TypeError('userAgent is required unless a grantStrategy without fallback obtains every token');
   }
@@ -257,6 +270,7 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
     revision,
     tokens: async () => summarize(await session.stored()),
     signOut: () => session.signOut(),
+    declaredExtensions: Object.freeze(strategyExtension === undefined ? [] : [strategyExtension]),
   });
 }
 

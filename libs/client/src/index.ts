@@ -43,7 +43,12 @@ export {
   withOfflineAccess,
 } from './flow/scope-selection.js';
 export type { FetchLike } from './http/http.js';
-export { mcpTransportOptions, type McpTransportAuthorizationOptions } from './mcp/mcp-transport.adapter.js';
+export {
+  mcpClientCapabilities,
+  mcpTransportOptions,
+  type McpClientCapabilities,
+  type McpTransportAuthorizationOptions,
+} from './mcp/mcp-transport.adapter.js';
 export type { ProgressEvent, ProgressListener, ProgressStep } from './progress.js';
 export { FileTokenStore, type FileTokenStoreOptions } from './store/file-token-store.js';
 export { MemoryTokenStore } from './store/memory-token-store.js';

@@ -21,12 +21,14 @@ export interface StackOptions {
   readonly tokenEndpointAuthMethods?: readonly string[];
   /**
    * `grant_types_supported` of the metadata (default: not listed). With the jwt-bearer grant listed, the token
-   * endpoint redeems any assertion sent by a client authenticated with HTTP Basic (the ID-JAG is checked by the test).
+   * endpoint redeems any assertion sent by a client authenticated with HTTP Basic (the ID-JAG is checked by the test);
+   * with `client_credentials` listed, it issues a token to any client authenticated with HTTP Basic (RFC 6749 4.4).
    */
   readonly grantTypes?: readonly string[];
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const CLIENT_CREDENTIALS = 'client_credentials';
 
 async function listen(
   handler: (request: IncomingMessage, response: ServerResponse, body: string) => Promise<void>,
@@ -86,6 +88,8 @@ export async function startStack(options: StackOptions = {}) {
   /** The `Authorization` header of each token request, in the order of `tokenRequests`. */
   const tokenAuthorizations: (string | undefined)[] = [];
   const registrations: Record<string, unknown>[] = [];
+  /** Every JSON-RPC message POSTed to the MCP endpoint, parsed, in order (those answered 401 and 403 too). */
+  const mcpMessages: unknown[] = [];
   const codes = new Map<string, Grant & { challenge: string; redirectUri: string }>();
   const accessTokens = new Map<string, Grant>();
 
@@ -129,10 +133,12 @@ export async function startStack(options: StackOptions = {}) {
       const params = new URLSearchParams(body);
       tokenRequests.push(params);
       tokenAuthorizations.push(request.headers.authorization);
-      if (params.get('grant_type') === JWT_BEARER && options.grantTypes?.includes(JWT_BEARER)) {
+      const grantType = params.get('grant_type') ?? '';
+      if ([JWT_BEARER, CLIENT_CREDENTIALS].includes(grantType) && options.grantTypes?.includes(grantType)) {
         const basic = request.headers.authorization?.match(/^Basic (.+)$/)?.[1];
         if (basic === undefined) return json(response, 401, { error: 'invalid_client' });
-        if (!params.get('assertion')) return json(response, 400, { error: 'invalid_request' });
+        if (grantType === JWT_BEARER && !params.get('assertion'))
+          return json(response, 400, { error: 'invalid_request' });
         const scope = (params.get('scope') ?? '').split(' ').filter((value) => value !== '');
         const accessToken = `at-${randomBytes(12).toString('hex')}`;
         accessTokens.set(accessToken, {
@@ -188,6 +194,7 @@ export async function startStack(options: StackOptions = {}) {
       });
     }
     if (url.pathname !== '/mcp') return json(response, 404, { error: 'not_found' });
+    if (request.method === 'POST' && body !== '') mcpMessages.push(JSON.parse(body));
     const token = request.headers.authorization?.replace(/^Bearer /, '');
     const grant = token === undefined ? undefined : accessTokens.get(token);
     if (grant === undefined || grant.resource !== resource) {
@@ -228,6 +235,7 @@ export async function startStack(options: StackOptions = {}) {
     tokenRequests,
     tokenAuthorizations,
     registrations,
+    mcpMessages,
     close: async () => {
       await Promise.all([as.close(), mcp.close()]);
     },

@@ -26,6 +26,7 @@ import {
   type McpHandlerRequestOptions,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
+import type { ExtensionSummary } from '@portcullis/extensions';
 import { isLoopbackHostname } from '@portcullis/metadata';
 import { RESOURCE_SERVER_CONFIG, type ResourceServerConfig } from '@portcullis/resource-server';
 import { NotesService } from '../notes/notes.service.js';
@@ -61,6 +62,8 @@ export class McpEndpoint implements BeforeApplicationShutdown {
   readonly #node: NodeMcpRequestHandler;
   readonly #sessions = new LegacySessionRegistry(LEGACY_SESSION_LIMITS);
   readonly #hostnames: string[];
+  /** The composed extensions (`EXTENSIONS`), declared in every server instance's capabilities. */
+  readonly #extensions: readonly ExtensionSummary[];
 
   constructor(
     @Inject(NotesService) private readonly notes: NotesService,
@@ -68,7 +71,8 @@ export class McpEndpoint implements BeforeApplicationShutdown {
   ) {
     const onerror = (error: Error) => this.logger.warn(`MCP: ${error.message}`);
     this.#hostnames = allowedHostnames(config.resource);
-    this.#modern = createMcpHandler(() => createNotesMcpServer(this.notes), {
+    this.#extensions = config.extensions.list();
+    this.#modern = createMcpHandler(() => createNotesMcpServer(this.notes, this.#extensions), {
       legacy: 'reject',
       onerror,
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -122,7 +126,7 @@ export class McpEndpoint implements BeforeApplicationShutdown {
       return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
 
-    const server = createNotesMcpServer(this.notes);
+    const server = createNotesMcpServer(this.notes, this.#extensions);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,

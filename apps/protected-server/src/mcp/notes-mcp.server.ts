@@ -7,15 +7,20 @@
  * - Every handler takes the owner from the request's validated auth info, never from its arguments; a request
  *   without auth info is refused (fail closed), and another user's note is answered exactly like a missing one.
  * - Only tools in TOOL_SCOPES can be registered, so no tool escapes the scope decision made before the SDK.
+ * - MCP SEP-2133 "Negotiation": the server advertises the extensions it supports in `capabilities.extensions`
+ *   (the `initialize` result, the 2026-07-28 `server/discover` result), each id with its settings object, `{}` for
+ *   none; with no extension composed the field is left out.
  */
 import {
   McpServer,
   ResourceNotFoundError,
   ResourceTemplate,
   type CallToolResult,
+  type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { Logger } from '@nestjs/common';
+import type { ExtensionSummary } from '@portcullis/extensions';
 import { z } from 'zod';
 import { NoteInputSchema, type NoteInput } from '../notes/note.schema.js';
 import type { NotesService } from '../notes/notes.service.js';
@@ -58,10 +63,30 @@ function guarded<Args extends unknown[]>(
 
 const IdArgumentsSchema = z.object({ id: z.string().describe('The note id (a UUID).') });
 
-/** Builds one notes MCP server instance over the notes service. */
-export function createNotesMcpServer(notes: NotesService): McpServer {
+/**
+ * The server's capabilities with the composed extensions declared: neither authorization extension defines
+ * settings, so each is declared with an empty object.
+ *
+ * @see https://modelcontextprotocol.io/seps/2133-extensions
+ * @see https://modelcontextprotocol.io/extensions/auth/oauth-client-credentials
+ */
+export function notesServerCapabilities(extensions: readonly ExtensionSummary[]): ServerCapabilities {
+  return {
+    tools: {},
+    resources: {},
+    ...(extensions.length === 0
+      ? {}
+      : { extensions: Object.fromEntries(extensions.map(({ id }) => [id, {}])) }),
+  };
+}
+
+/** Builds one notes MCP server instance over the notes service, declaring `extensions` in its capabilities. */
+export function createNotesMcpServer(
+  notes: NotesService,
+  extensions: readonly ExtensionSummary[],
+): McpServer {
   const server = new McpServer(NOTES_SERVER_INFO, {
-    capabilities: { tools: {}, resources: {} },
+    capabilities: notesServerCapabilities(extensions),
     instructions: 'Personal notes of the signed-in user. Reading needs notes:read, writing notes:write.',
   });
 

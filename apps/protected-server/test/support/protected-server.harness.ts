@@ -3,8 +3,14 @@
  * so its RESOURCE_URI, the URL its metadata announces and the URL tests reach are the same one, against a fresh
  * harness database.
  */
+import type { DynamicModule } from '@nestjs/common';
+import type { ExtensionRegistry } from '@portcullis/extensions';
+import { parseEnv, type PortcullisAppModule } from '@portcullis/platform';
+import { ResourceServerModule } from '@portcullis/resource-server';
 import { freePort, startApp, type TestDatabase } from '@portcullis/testing';
 import { AppModule } from '../../src/app.module.js';
+import { envSchema } from '../../src/env.schema.js';
+import { resourceServerOptions } from '../../src/resource-server.options.js';
 
 export interface ProtectedServer {
   /** `http://127.0.0.1:<port>` */
@@ -24,11 +30,13 @@ export async function startProtectedServer(options: {
   env?: Record<string, string>;
   database?: TestDatabase;
   captureLogs?: boolean;
+  /** Extensions for the resource server (PRM members, challenge parameters): see {@link appWithExtensions}. */
+  extensions?: ExtensionRegistry;
 }): Promise<ProtectedServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const resource = `${url}/mcp`;
-  const app = await startApp(AppModule, {
+  const app = await startApp(options.extensions ? appWithExtensions(options.extensions) : AppModule, {
     port,
     ...(options.database ? { database: options.database } : {}),
     ...(options.captureLogs ? { captureLogs: true } : {}),
@@ -41,5 +49,29 @@ export async function startProtectedServer(options: {
     database: app.database,
     logs: () => app.logs(),
     close: () => app.close(),
+  };
+}
+
+/**
+ * The real AppModule with `extensions`, a registry a test composed, given to its ResourceServerModule (whose
+ * configuration the MCP endpoint reads too) in place of what `EXTENSIONS` names: the app composes only its
+ * catalogue's extensions, by name. This swaps that one import for `ResourceServerModule.forRoot` of the app's own
+ * options with `extensions`, and keeps every other import and provider AppModule configures.
+ */
+export function appWithExtensions(extensions: ExtensionRegistry): PortcullisAppModule {
+  return {
+    configure(env, overrides) {
+      const configured = AppModule.configure(env, overrides);
+      const imports = configured.module.imports ?? [];
+      const index = imports.findIndex(
+        (imported) => (imported as Partial<DynamicModule>).module === ResourceServerModule,
+      );
+      if (index < 0) throw new Error('AppModule no longer imports ResourceServerModule');
+      const options = { ...resourceServerOptions(parseEnv(envSchema, env)), extensions };
+      return {
+        ...configured,
+        module: { ...configured.module, imports: imports.with(index, ResourceServerModule.forRoot(options)) },
+      };
+    },
   };
 }
