@@ -4,77 +4,27 @@
 // ID-JAG), the built authorization server trusting it (EXTENSIONS=enterprise-managed-authorization, ENTERPRISE_IDPS),
 // a client registered with `portcullis-admin clients create --grant urn:ietf:params:oauth:grant-type:jwt-bearer`,
 // the real protected server, and the client SDK obtaining a token with no browser.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createAuthorizedFetch, mcpTransportOptions, MemoryTokenStore } from '@portcullis/client';
 import {
   enterpriseManagedAuthorization,
   ID_JAG_STRATEGY,
-  ID_JAG_TOKEN_TYPE,
-  TOKEN_EXCHANGE_GRANT,
 } from '@portcullis/extension-enterprise-managed-authorization';
 import { ExtensionRegistry } from '@portcullis/extensions';
-import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { text } from './support/client-helpers.js';
+import { startLoopbackIdp, type LoopbackIdp } from './support/loopback-idp.js';
 import { startStack, type Stack } from './support/stack.js';
-
-/** A minimal enterprise IdP: exchanges the ID token it issued for an ID-JAG for the requested audience. */
-async function startIdp(
-  key: CryptoKey,
-  clientIdFor: () => string,
-): Promise<{ url: string; exchanges: number; server: Server }> {
-  const idp = { url: '', exchanges: 0, server: undefined as unknown as Server };
-  idp.server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    request.on('end', async () => {
-      const form = new URLSearchParams(body);
-      if (
-        request.url !== '/token' ||
-        form.get('grant_type') !== TOKEN_EXCHANGE_GRANT ||
-        form.get('subject_token') !== 'alice-id-token'
-      ) {
-        response
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ error: 'invalid_grant' }));
-        return;
-      }
-      idp.exchanges += 1;
-      const idJag = await new SignJWT({
-        client_id: clientIdFor(),
-        resource: form.get('resource'),
-        scope: 'notes:read notes:write',
-      })
-        .setProtectedHeader({ alg: 'ES256', kid: 'idp', typ: 'oauth-id-jag+jwt' })
-        .setIssuer(idp.url)
-        .setAudience(form.get('audience') ?? '')
-        .setSubject('alice')
-        .setIssuedAt()
-        .setExpirationTime('5m')
-        .setJti(crypto.randomUUID())
-        .sign(key);
-      response
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({ access_token: idJag, issued_token_type: ID_JAG_TOKEN_TYPE, token_type: 'N_A' }),
-        );
-    });
-  });
-  await new Promise<void>((resolve) => idp.server.listen(0, '127.0.0.1', resolve));
-  idp.url = `http://127.0.0.1:${(idp.server.address() as AddressInfo).port}`;
-  return idp;
-}
 
 describe('enterprise-managed authorization end to end (SDK against the real servers and a loopback IdP)', () => {
   let stack: Stack;
-  let idp: Awaited<ReturnType<typeof startIdp>>;
+  let idp: LoopbackIdp;
   let client: { client_id: string; client_secret: string };
 
   beforeAll(async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-    idp = await startIdp(privateKey, () => client.client_id);
+    idp = await startLoopbackIdp(privateKey, () => client.client_id);
     const jwk = { ...(await exportJWK(publicKey)), kid: 'idp', alg: 'ES256' };
     stack = await startStack({
       authorizationServerEnv: {
