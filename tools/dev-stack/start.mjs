@@ -1,35 +1,16 @@
 #!/usr/bin/env node
-// `npm start`: builds the apps, runs all three on their embedded defaults with concurrently, prints their URLs
-// once each answers /healthz, and stops them all on Ctrl-C (exit 0 when every app shut down cleanly).
+// `npm start`: builds the apps, runs the stack (apps.mjs) on its embedded defaults with concurrently, prints their
+// URLs once each answers /healthz, and stops them all on Ctrl-C (exit 0 when every app shut down cleanly).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import concurrently from 'concurrently';
-
-export const APPS = [
-  // Loopback client ID metadata documents: the development form `npm run demo` uses (the issuer is loopback).
-  // The client credentials extension (MCP SEP-1046), so `portcullis call --client-credentials` works against a
-  // client made with `portcullis-admin clients create --grant client_credentials`.
-  {
-    name: 'authorization-server',
-    port: 4000,
-    color: 'cyan',
-    env: { CIMD_ALLOW_LOOPBACK: 'true', EXTENSIONS: 'client-credentials' },
-  },
-  // The proxy issues tokens for the protected server too; clients still see the authorization server first.
-  {
-    name: 'protected-server',
-    port: 4100,
-    color: 'magenta',
-    env: { EXTRA_AUTHORIZATION_SERVERS: 'http://localhost:4200' },
-  },
-  { name: 'proxy', port: 4200, color: 'yellow', env: {} },
-];
+import { APPS } from './apps.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function build() {
   if (process.env.PORTCULLIS_SKIP_BUILD === '1') return;
-  const projects = APPS.map((app) => app.name).join(',');
+  const projects = [...new Set(APPS.map((app) => app.app))].join(',');
   const result = spawnSync(
     process.execPath,
     [
@@ -63,7 +44,7 @@ const { commands, result } = concurrently(
   APPS.map((app) => ({
     name: app.name,
     // `exec` replaces the shell concurrently starts, so the signal and the exit status are the app's own.
-    command: `exec node apps/${app.name}/dist/main.js`,
+    command: `exec node apps/${app.app}/dist/main.js`,
     prefixColor: app.color,
     env: { PORT: String(app.port), ...app.env },
   })),

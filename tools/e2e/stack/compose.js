@@ -5,9 +5,16 @@ import { fileURLToPath } from 'node:url';
 
 export const PROJECT = 'portcullis-e2e';
 export const COMPOSE_DIR = fileURLToPath(new URL('../../../docker', import.meta.url));
-export const SERVICES = ['postgres', 'redis', 'authorization-server', 'protected-server', 'proxy'];
-/** The stack's host ports (host networking): PostgreSQL, Redis and the three apps. */
-export const PORTS = [5433, 6380, 4000, 4100, 4200];
+export const SERVICES = [
+  'postgres',
+  'redis',
+  'authorization-server',
+  'protected-server',
+  'proxy',
+  'enterprise-idp',
+];
+/** The stack's host ports (host networking): PostgreSQL, Redis and the four apps. */
+export const PORTS = [5433, 6380, 4000, 4100, 4200, 4300];
 
 const ENVIRONMENT = Symbol.for('portcullis.e2e.compose');
 
