@@ -159,10 +159,10 @@ describe('the token exchange of an identity provider (ENTERPRISE_IDP_AUDIENCES),
     await ras?.close();
   });
 
-  /** The user signs in at the identity provider through `client` (OpenID Connect): its ID token. */
-  async function signIn(client: TestClient): Promise<string> {
+  /** `who` signs in at the identity provider through `client` (OpenID Connect): the token response. */
+  async function signInTokens(client: TestClient, who = user): Promise<Record<string, unknown>> {
     const request = authorizationRequest(idp, client, { scope: 'openid notes:read' });
-    const callback = await authorize(new HeadlessUserAgent(), request, user, client);
+    const callback = await authorize(new HeadlessUserAgent(), request, who, client);
     const token = await tokenRequest(
       idp,
       {
@@ -176,8 +176,11 @@ describe('the token exchange of an identity provider (ENTERPRISE_IDP_AUDIENCES),
       client.clientSecret ? basic(client) : {},
     );
     expect(token.status).toBe(200);
-    return token.body['id_token'] as string;
+    return token.body;
   }
+
+  /** The user's ID token, issued to `client`. */
+  const signIn = async (client: TestClient) => (await signInTokens(client))['id_token'] as string;
 
   const exchange = (params: Record<string, string | undefined> = {}, client: TestClient = agent) =>
     tokenRequest(
@@ -317,20 +320,8 @@ describe('the token exchange of an identity provider (ENTERPRISE_IDP_AUDIENCES),
     });
 
     it('an access token, a token signed by another key, an expired ID token, or garbage as subject_token', async () => {
-      const request = authorizationRequest(idp, agent, { scope: 'openid notes:read' });
-      const callback = await authorize(new HeadlessUserAgent(), request, user, agent);
-      const tokens = await tokenRequest(
-        idp,
-        {
-          grant_type: 'authorization_code',
-          code: callback.searchParams.get('code') ?? undefined,
-          redirect_uri: agent.redirectUri,
-          code_verifier: request.verifier,
-          resource: RESOURCE,
-        },
-        basic(agent),
-      );
-      await refused(exchange({ subject_token: tokens.body['access_token'] as string }), 'invalid_grant');
+      const tokens = await signInTokens(agent);
+      await refused(exchange({ subject_token: tokens['access_token'] as string }), 'invalid_grant');
 
       const { kid } = decodeProtectedHeader(idToken);
       const now = Math.floor(Date.now() / 1000);
@@ -360,21 +351,9 @@ describe('the token exchange of an identity provider (ENTERPRISE_IDP_AUDIENCES),
 
     it('the ID token of a user who no longer exists', async () => {
       const gone = await idp.createUser();
-      const request = authorizationRequest(idp, agent, { scope: 'openid notes:read' });
-      const callback = await authorize(new HeadlessUserAgent(), request, gone, agent);
-      const tokens = await tokenRequest(
-        idp,
-        {
-          grant_type: 'authorization_code',
-          code: callback.searchParams.get('code') ?? undefined,
-          redirect_uri: agent.redirectUri,
-          code_verifier: request.verifier,
-          resource: RESOURCE,
-        },
-        basic(agent),
-      );
+      const tokens = await signInTokens(agent, gone);
       await new UserRepository(idp.prisma).delete(gone.id);
-      await refused(exchange({ subject_token: tokens.body['id_token'] as string }), 'invalid_grant');
+      await refused(exchange({ subject_token: tokens['id_token'] as string }), 'invalid_grant');
     });
   });
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonListEnvSchema } from '../json-list.env.js';
 
 /** A JWK Set of asymmetric public keys (RFC 7517 5): what an IdP signs ID-JAGs with. */
 const PublicJwkSetSchema = z.object({
@@ -46,34 +47,8 @@ export type TrustedIdentityProvider = z.infer<typeof TrustedIdentityProviderSche
  * `ENTERPRISE_IDPS`: a JSON array of trusted identity providers, e.g.
  * `[{"issuer":"https://idp.example.com","jwks_uri":"https://idp.example.com/jwks"}]`. Unset: none.
  */
-export const TrustedIdentityProvidersSchema = z
-  .string()
-  .optional()
-  .transform((text, context) => {
-    if (!text?.trim()) return [] as TrustedIdentityProvider[];
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      context.addIssue({
-        code: 'custom',
-        message: 'is not JSON (a JSON array of {issuer, jwks_uri | jwks})',
-      });
-      return z.NEVER;
-    }
-    const parsed = z.array(TrustedIdentityProviderSchema).safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      context.addIssue({
-        code: 'custom',
-        message: `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}`,
-      });
-      return z.NEVER;
-    }
-    const issuers = parsed.data.map((idp) => idp.issuer);
-    if (new Set(issuers).size !== issuers.length) {
-      context.addIssue({ code: 'custom', message: 'names one issuer twice' });
-      return z.NEVER;
-    }
-    return parsed.data;
-  });
+export const TrustedIdentityProvidersSchema = jsonListEnvSchema(TrustedIdentityProviderSchema, {
+  shape: '{issuer, jwks_uri | jwks}',
+  key: (idp) => idp.issuer,
+  keyName: 'issuer',
+});

@@ -1,6 +1,7 @@
 import { isScopeToken } from '@portcullis/protocol';
 import { z } from 'zod';
 import { EndpointSchema } from '../authorization-server/trusted-identity-providers.js';
+import { jsonListEnvSchema } from '../json-list.env.js';
 
 /** A space-separated list of scope tokens (RFC 6749 3.3), at least one. */
 const ScopeSchema = z
@@ -43,34 +44,8 @@ export type IdJagAudience = z.infer<typeof IdJagAudienceSchema>;
  * `[{"audience":"https://mcp-as.example.com","scope":"notes:read","metadata_document_clients":true}]`. Unset:
  * none (this server is no identity provider).
  */
-export const IdJagAudiencesSchema = z
-  .string()
-  .optional()
-  .transform((text, context) => {
-    if (!text?.trim()) return [] as IdJagAudience[];
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      context.addIssue({
-        code: 'custom',
-        message: 'is not JSON (a JSON array of {audience, scope, clients | metadata_document_clients})',
-      });
-      return z.NEVER;
-    }
-    const parsed = z.array(IdJagAudienceSchema).safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      context.addIssue({
-        code: 'custom',
-        message: `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}`,
-      });
-      return z.NEVER;
-    }
-    const audiences = parsed.data.map((entry) => entry.audience);
-    if (new Set(audiences).size !== audiences.length) {
-      context.addIssue({ code: 'custom', message: 'names one audience twice' });
-      return z.NEVER;
-    }
-    return parsed.data;
-  });
+export const IdJagAudiencesSchema = jsonListEnvSchema(IdJagAudienceSchema, {
+  shape: '{audience, scope, clients | metadata_document_clients}',
+  key: (entry) => entry.audience,
+  keyName: 'audience',
+});
