@@ -45,6 +45,7 @@ export {
   ExtensionRegistryError,
   type ExtensionRegistryErrorCode,
 } from './registry/extension-registry.error.js';
+export { readExtensionNames } from './registry/extension-names.js';
 export {
   ExtensionRegistry,
   type RegisteredAuthorizationRequestCheck,

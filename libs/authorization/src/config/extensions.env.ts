@@ -1,4 +1,9 @@
-import { ExtensionRegistry, ExtensionRegistryError, type Extension } from '@portcullis/extensions';
+import {
+  ExtensionRegistry,
+  ExtensionRegistryError,
+  readExtensionNames,
+  type Extension,
+} from '@portcullis/extensions';
 import { z } from 'zod';
 
 /**
@@ -18,21 +23,14 @@ export type ExtensionCatalogue<Settings> = Readonly<
  * registry once the rest of the configuration is parsed.
  */
 export function extensionsEnvField(known: readonly string[]) {
-  const sorted = [...known].sort();
   return z
     .string()
     .optional()
     .transform((text, context) => {
-      const names = [...new Set((text ?? '').split(',').map((name) => name.trim()))].filter(Boolean);
-      const unknown = names.filter((name) => !known.includes(name));
-      if (unknown.length > 0) {
-        context.addIssue({
-          code: 'custom',
-          message: `names unknown extension${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${sorted.join(', ') || 'none'})`,
-        });
-        return z.NEVER;
-      }
-      return names;
+      const { names, problem } = readExtensionNames(text, known);
+      if (problem === undefined) return names;
+      context.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
     });
 }
 

@@ -1,4 +1,9 @@
-import { ExtensionRegistry, ExtensionRegistryError, type Extension } from '@portcullis/extensions';
+import {
+  ExtensionRegistry,
+  ExtensionRegistryError,
+  readExtensionNames,
+  type Extension,
+} from '@portcullis/extensions';
 import { z } from 'zod';
 
 /**
@@ -18,18 +23,14 @@ export type ResourceServerExtensionCatalogue = Readonly<Record<string, Extension
  * @see https://modelcontextprotocol.io/extensions/overview
  */
 export function composedExtensionsEnvField(catalogue: ResourceServerExtensionCatalogue) {
-  const known = Object.keys(catalogue).sort();
+  const known = Object.keys(catalogue);
   return z
     .string()
     .optional()
     .transform((text, context) => {
-      const names = [...new Set((text ?? '').split(',').map((name) => name.trim()))].filter(Boolean);
-      const unknown = names.filter((name) => !Object.hasOwn(catalogue, name));
-      if (unknown.length > 0) {
-        context.addIssue({
-          code: 'custom',
-          message: `names unknown extension${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (known: ${known.join(', ') || 'none'})`,
-        });
+      const { names, problem } = readExtensionNames(text, known);
+      if (problem !== undefined) {
+        context.addIssue({ code: 'custom', message: problem });
         return z.NEVER;
       }
       try {
