@@ -260,6 +260,23 @@ describe('the token exchange of an identity provider (ENTERPRISE_IDP_AUDIENCES),
     expect(again.body).toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('lets a client register itself for the token exchange (its authority is the ID token, not the registration)', async () => {
+    const response = await fetch(`${idp.issuer}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Self-registered agent',
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        grant_types: ['authorization_code', TOKEN_EXCHANGE],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
+    });
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(response.status).toBe(201);
+    expect((body as Record<string, unknown>)['grant_types']).toEqual(['authorization_code', TOKEN_EXCHANGE]);
+  });
+
   it('narrows the scope to what the policy allows, and says so', async () => {
     const response = await exchange({ scope: 'notes:read admin' });
     expect(response.status).toBe(200);

@@ -14,7 +14,7 @@ export interface RegistrationContext {
   readonly revision: Revision;
   /** The grant types this server offers (`grant_types_supported`). */
   readonly grantTypesSupported: readonly string[];
-  /** Grant types this server offers that only the operator registers clients for (extension grants). */
+  /** Grant types this server offers that only the operator registers clients for (`operatorGrantTypes()`). */
   readonly operatorGrants?: readonly string[];
   metadata?: ClientMetadata;
   grantTypes?: string[];

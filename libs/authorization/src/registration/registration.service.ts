@@ -18,12 +18,14 @@ import { establishedField, type RegistrationContext } from './registration-check
 import { REGISTRATION_CHECKS } from './registration.checks.js';
 
 /**
- * The grants a client may register itself for: the ones a person takes part in. Extension grants without a person
- * (client credentials, assertion grants) would let anyone mint tokens for a client they invented, so their clients
- * are registered by the operator (`portcullis-admin clients create --grant ...`), as MCP SEP-1046 has it
- * (https://github.com/modelcontextprotocol/ext-auth/blob/main/specification/draft/oauth-client-credentials.mdx).
+ * The built-in grants a client may register itself for: the ones a person takes part in. Of the extension grants,
+ * those without a person whose only proof is the client's own authentication (client credentials) would let anyone
+ * mint tokens for a client they invented, so their clients are registered by the operator (`portcullis-admin
+ * clients create --grant ...`), as MCP SEP-1046 has it
+ * (https://github.com/modelcontextprotocol/ext-auth/blob/main/specification/draft/oauth-client-credentials.mdx); an
+ * extension opens the others (`selfRegistrableGrantTypes`, see `ExtensionRegistry.operatorGrantTypes()`).
  */
-const SELF_REGISTRABLE_GRANTS: readonly string[] = ['authorization_code', 'refresh_token'];
+const BUILT_IN_GRANTS: readonly string[] = ['authorization_code', 'refresh_token'];
 /**
  * The prefix of every client ID this endpoint issues: never `https://`, so never a client ID metadata URL.
  *
@@ -71,7 +73,7 @@ export class RegistrationService {
     const context: RegistrationContext = {
       body,
       revision: getRevision(this.options.revision),
-      grantTypesSupported: SELF_REGISTRABLE_GRANTS,
+      grantTypesSupported: [...BUILT_IN_GRANTS, ...this.options.extensions.grantTypes()],
       operatorGrants: this.options.extensions.operatorGrantTypes(),
     };
     for (const check of REGISTRATION_CHECKS) check.run(context);

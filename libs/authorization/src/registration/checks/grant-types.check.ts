@@ -1,8 +1,9 @@
 // Rules kept: RFC 7591 2 (`grant_types` defaults to `authorization_code`, `response_types` to `code`) and 2.1
 // (the two must agree: `authorization_code` with `code` and `code` with `authorization_code`); OAuth 2.1 (no
-// implicit grant: `code` is the only response type); only the grant types a person takes part in: an extension
-// grant is offered (`grant_types_supported`) but its clients are registered by the operator (our choice, after MCP
-// SEP-1046's out-of-band registration); a refresh token needs a grant that issues one first.
+// implicit grant: `code` is the only response type); an extension grant is offered (`grant_types_supported`) but its
+// clients are registered by the operator (our choice, after MCP SEP-1046's out-of-band registration) unless its
+// extension opens it to self-registered clients (`selfRegistrableGrantTypes`: its authority is an identity
+// provider's assertion, not the registration); a refresh token needs a grant that issues one first.
 import { OAuthError } from '@portcullis/protocol';
 import { establishedField, type RegistrationCheck } from '../registration-check.js';
 
