@@ -1,5 +1,10 @@
-import { defineExtension, type Extension, type GrantHandler } from '@portcullis/extensions';
-import { idJagGrant } from './authorization-server/id-jag.grant.js';
+import {
+  defineExtension,
+  type Extension,
+  type GrantHandler,
+  type GrantRegistration,
+} from '@portcullis/extensions';
+import { idJagGrant, isIdJagRequest } from './authorization-server/id-jag.grant.js';
 import type { TrustedIdentityProvider } from './authorization-server/trusted-identity-providers.js';
 import { idJagStrategy, type IdJagStrategyOptions } from './client/id-jag.strategy.js';
 import {
@@ -47,8 +52,12 @@ export function enterpriseManagedAuthorization(
 ): Extension {
   const trusted = options.trustedIdentityProviders ?? [];
   const audiences = options.identityProviderAudiences ?? [];
-  const grantTypes: Record<string, GrantHandler> = {
-    ...(trusted.length > 0 ? { [JWT_BEARER_GRANT]: idJagGrant(trusted) } : {}),
+  const grantTypes: Record<string, GrantHandler | GrantRegistration> = {
+    // Shared: the jwt-bearer grant also redeems other assertions (a workload's JWT, MCP SEP-1933); this extension
+    // takes the ID-JAGs, by their JOSE `typ`.
+    ...(trusted.length > 0
+      ? { [JWT_BEARER_GRANT]: { accepts: isIdJagRequest, handle: idJagGrant(trusted) } }
+      : {}),
     ...(audiences.length > 0 ? { [TOKEN_EXCHANGE_GRANT]: idJagIssuance(audiences) } : {}),
   };
   const serving = Object.keys(grantTypes).length > 0;

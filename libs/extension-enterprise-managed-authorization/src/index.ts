@@ -12,7 +12,7 @@ export {
   enterpriseManagedAuthorization,
   type EnterpriseManagedAuthorizationOptions,
 } from './enterprise-managed-authorization.extension.js';
-export { idJagGrant, subjectOf } from './authorization-server/id-jag.grant.js';
+export { idJagGrant, isIdJagRequest, subjectOf } from './authorization-server/id-jag.grant.js';
 export {
   TrustedIdentityProviderSchema,
   TrustedIdentityProvidersSchema,

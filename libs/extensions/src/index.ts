@@ -2,15 +2,21 @@ export type { JsonObject, JsonValue } from './contracts/json.types.js';
 export type { TokenResponse } from './contracts/token-response.types.js';
 export type {
   AuthenticatedClient,
+  AuthenticatedGrantRegistration,
   AuthorizationRequest,
   AuthorizationRequestCheck,
   AuthorizationRequestContext,
   AuthorizationServerHooks,
   AuthorizationServerMetadataContext,
+  ClientEstablishingGrantHandler,
+  ClientEstablishingGrantRegistration,
+  ClientEstablishingGrantRequest,
   GrantContext,
   GrantHandler,
+  GrantRegistration,
   GrantRequest,
   GrantResult,
+  GrantSelectionRequest,
   IssueTokensRequest,
   MetadataContribution,
   NamedAuthorizationRequestCheck,
@@ -26,6 +32,18 @@ export type {
   ResourceMetadataContext,
   ResourceServerHooks,
 } from './contracts/resource-server.hooks.js';
+export type {
+  AuthorizationServerProofOfPossession,
+  ClientProofOfPossession,
+  Confirmation,
+  HttpRequestView,
+  PresentedToken,
+  ProofRequest,
+  ResourceProofContext,
+  ResourceServerProofOfPossession,
+  TokenRequestProof,
+  TokenRequestProofContext,
+} from './contracts/proof-of-possession.hooks.js';
 export type { ClientGrantContext, ClientGrantStrategy, ClientHooks } from './contracts/client.hooks.js';
 export { defineExtension, type Extension, type ExtensionSummary } from './contracts/extension.contract.js';
 export { isExtensionId } from './checks/extension-id.check.js';
@@ -50,4 +68,5 @@ export {
   ExtensionRegistry,
   type RegisteredAuthorizationRequestCheck,
   type RegisteredClientGrantStrategy,
+  type RegisteredGrant,
 } from './registry/extension.registry.js';

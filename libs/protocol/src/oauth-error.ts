@@ -54,6 +54,9 @@ export const OAUTH_ERROR_STATUS = Object.freeze({
   login_required: 400,
   account_selection_required: 400,
   consent_required: 400,
+  // RFC 9449 Sections 5, 7.1 and 8 (at a resource server these two travel in a 401 challenge, Section 7.1)
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
 } as const satisfies Record<string, number>);
 
 /**
@@ -131,7 +134,17 @@ export class OAuthError extends Error {
   /** The HTTP status, from {@link OAUTH_ERROR_STATUS}. */
   readonly status: number;
 
-  constructor(code: OAuthErrorCode, description?: string, options?: { cause?: unknown }) {
+  /**
+   * Response header fields the error must travel with, e.g. `DPoP-Nonce` with `use_dpop_nonce`
+   * (RFC 9449 Sections 8 and 9). Every exception filter writes them.
+   */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    code: OAuthErrorCode,
+    description?: string,
+    options?: { cause?: unknown; headers?: Readonly<Record<string, string>> },
+  ) {
     if (!isOAuthErrorCode(code)) {
       throw new TypeError(`unknown OAuth error code: ${String(code)}`);
     }
@@ -141,6 +154,7 @@ export class OAuthError extends Error {
     this.code = code;
     if (wireDescription !== undefined) this.description = wireDescription;
     this.status = OAUTH_ERROR_STATUS[code];
+    this.headers = Object.freeze({ ...options?.headers });
   }
 
   /**

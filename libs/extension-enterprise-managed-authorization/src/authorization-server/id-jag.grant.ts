@@ -9,7 +9,7 @@
 // `invalid_target`). RFC 6749 3.3: the token's scope is the requested one within the assertion's, and a request for
 // none of it is `invalid_scope`. RFC 8725 3.1: asymmetric algorithms only. The draft's "Cross-Domain Use": an
 // identity provider never issues access tokens for an ID-JAG it issued itself.
-import type { GrantHandler, JsonObject } from '@portcullis/extensions';
+import type { GrantHandler, GrantSelectionRequest, JsonObject } from '@portcullis/extensions';
 import { ASYMMETRIC_SIGNING_ALGORITHMS, OAuthError } from '@portcullis/protocol';
 import {
   createLocalJWKSet,
@@ -33,6 +33,23 @@ const CLOCK_SKEW_SECONDS = 30;
  */
 export function subjectOf(idpIssuer: string, idpSubject: string): string {
   return `${idpIssuer}#${idpSubject}`;
+}
+
+/**
+ * Whether a jwt-bearer request carries an ID-JAG: its `assertion`'s JOSE header says `typ` `oauth-id-jag+jwt`
+ * (compared case-insensitively, with or without `application/`, RFC 7515 4.1.9). Decoded, not verified: it only
+ * picks this extension's handler among those sharing the grant type, which verifies everything.
+ */
+export function isIdJagRequest(request: GrantSelectionRequest): boolean {
+  const assertion = request.params['assertion'];
+  if (!assertion) return false;
+  try {
+    const { typ } = decodeProtectedHeader(assertion);
+    const lower = typeof typ === 'string' ? typ.toLowerCase() : '';
+    return lower === ID_JAG_TYP || lower === `application/${ID_JAG_TYP}`;
+  } catch {
+    return false;
+  }
 }
 
 /**

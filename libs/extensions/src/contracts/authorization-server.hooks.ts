@@ -1,4 +1,5 @@
 import type { JsonObject } from './json.types.js';
+import type { AuthorizationServerProofOfPossession } from './proof-of-possession.hooks.js';
 import type { TokenResponse } from './token-response.types.js';
 
 /**
@@ -82,6 +83,13 @@ export interface IssueTokensRequest {
   readonly resources: readonly string[];
   /** Whether a refresh token may be issued; RFC 6749 section 4.4.3 says a client credentials grant should not. */
   readonly refreshToken?: boolean;
+  /**
+   * The token's `client_id`, for a grant registered with `establishesClient` only: the client the handler
+   * established from the grant itself (RFC 7521 section 4.1 makes client authentication optional for an assertion
+   * grant). Required when the request carried no client credentials; when the client authenticated, it must be that
+   * client. The host throws (a `server_error`) when it is given to any other grant, or differs.
+   */
+  readonly clientId?: string;
 }
 
 /**
@@ -92,6 +100,11 @@ export interface IssueTokensRequest {
 export interface GrantContext {
   readonly issuer: string;
   readonly revision: string;
+  /**
+   * The host's token endpoint URL, which RFC 7523 section 3 item 3 allows as an assertion's `aud`. Hosts should
+   * provide it.
+   */
+  readonly tokenEndpoint?: string;
   /** Mints tokens through the host, so that every token carries the same registered claims and policy. */
   issueTokens(request: IssueTokensRequest): Promise<TokenResponse>;
   /**
@@ -159,6 +172,82 @@ export type GrantResult = TokenResponse;
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
  */
 export type GrantHandler = (request: GrantRequest, context: GrantContext) => Promise<GrantResult>;
+
+/**
+ * A token request as the host sees it before it authenticates the client, for a shared grant type's `accepts`:
+ * nothing in it is verified yet, and the client credentials are already removed from `params`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+ */
+export interface GrantSelectionRequest {
+  readonly grantType: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly resources: readonly string[];
+}
+
+/**
+ * A token request for a grant whose handler establishes the client from the grant itself
+ * (`GrantRegistration.establishesClient`): `client` is the authenticated client when the request carried client
+ * credentials, and `undefined` when it carried none (a `client_id` parameter alone is left in `params`, unchecked).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7521#section-4.1
+ */
+export interface ClientEstablishingGrantRequest extends Omit<GrantRequest, 'client'> {
+  readonly client: AuthenticatedClient | undefined;
+}
+
+/**
+ * Handles a grant that establishes its client from the grant itself; it passes that client to `issueTokens` as
+ * `clientId`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7521#section-4.1
+ */
+export type ClientEstablishingGrantHandler = (
+  request: ClientEstablishingGrantRequest,
+  context: GrantContext,
+) => Promise<GrantResult>;
+
+interface GrantRegistrationBase {
+  /**
+   * Makes the grant type shareable: several extensions may register it, each taking the requests its `accepts`
+   * returns true for; the host dispatches a request to the first (registry order) that accepts it, and answers
+   * `invalid_grant` when none does. Called before the client is authenticated, so it must decide from the form
+   * alone (a JOSE header, an unverified claim), synchronously, without throwing and without side effects; the
+   * handler verifies everything. A grant type is shared only when every registration of it has `accepts`.
+   */
+  readonly accepts?: (request: GrantSelectionRequest) => boolean;
+}
+
+/**
+ * A grant type registration whose client the host authenticates before the handler runs (as for a bare
+ * `GrantHandler`).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-3.2.1
+ */
+export interface AuthenticatedGrantRegistration extends GrantRegistrationBase {
+  readonly establishesClient?: false;
+  readonly handle: GrantHandler;
+}
+
+/**
+ * A grant type registration whose handler establishes the client from the grant itself (a workload's JWT,
+ * MCP SEP-1933): the host skips client authentication for a request that carries no client credentials (no
+ * `Authorization` header, no `client_secret`, no `client_assertion`), and authenticates as usual one that does.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc7521#section-4.1
+ * @see https://github.com/modelcontextprotocol/modelcontextprotocol/pull/1933
+ */
+export interface ClientEstablishingGrantRegistration extends GrantRegistrationBase {
+  readonly establishesClient: true;
+  readonly handle: ClientEstablishingGrantHandler;
+}
+
+/**
+ * A grant type's handler with its options.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+ */
+export type GrantRegistration = AuthenticatedGrantRegistration | ClientEstablishingGrantRegistration;
 
 /**
  * An authorization request as the host has parsed it (RFC 6749 section 4.1.1), for extension checks.
@@ -238,18 +327,24 @@ export type TokenClaimsHook = (context: TokenClaimsContext) => JsonObject | Prom
 export interface AuthorizationServerHooks {
   /** Fields added to the authorization server metadata document (RFC 8414). */
   readonly metadata?: MetadataContribution<AuthorizationServerMetadataContext>;
-  /** Token endpoint grant handlers, by `grant_type` (RFC 6749 section 4.5). */
-  readonly grantTypes?: Readonly<Record<string, GrantHandler>>;
+  /**
+   * Token endpoint grant handlers, by `grant_type` (RFC 6749 section 4.5): a handler, or a registration with
+   * options (`accepts` to share the grant type with other extensions, `establishesClient`).
+   */
+  readonly grantTypes?: Readonly<Record<string, GrantHandler | GrantRegistration>>;
   /**
    * The grant types of `grantTypes` that a client may declare for itself, by dynamic registration (RFC 7591) or in
    * its client ID metadata document. The others are for clients the operator registers: a grant whose only
    * proof is the client's own authentication (client credentials) must not be open to anyone who can host a
    * document. List a grant here only when its handler gets its authority from elsewhere (an assertion from an
-   * identity provider the operator trusts, say).
+   * identity provider the operator trusts, say). A grant type several extensions share is self-registrable only
+   * when every one of them lists it.
    */
   readonly selfRegistrableGrantTypes?: readonly string[];
   /** Extra authorization request checks, run in this order after the host's own. */
   readonly authorizationRequestChecks?: readonly NamedAuthorizationRequestCheck[];
   /** Extra access token claims (RFC 9068 section 2.2). */
   readonly tokenClaims?: TokenClaimsHook;
+  /** Sender-constrained tokens (RFC 9449 DPoP); at most one extension of a composition provides it. */
+  readonly proofOfPossession?: AuthorizationServerProofOfPossession;
 }

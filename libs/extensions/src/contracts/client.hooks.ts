@@ -1,3 +1,4 @@
+import type { ClientProofOfPossession } from './proof-of-possession.hooks.js';
 import type { TokenResponse } from './token-response.types.js';
 
 /**
@@ -44,4 +45,6 @@ export interface ClientGrantStrategy {
 export interface ClientHooks {
   /** Grant strategies by name, e.g. `client_credentials`. */
   readonly grantStrategies?: Readonly<Record<string, ClientGrantStrategy>>;
+  /** Sender-constrained tokens (RFC 9449 DPoP); at most one extension of a composition provides it. */
+  readonly proofOfPossession?: ClientProofOfPossession;
 }

@@ -1,4 +1,5 @@
 import type { MetadataContribution } from './authorization-server.hooks.js';
+import type { ResourceServerProofOfPossession } from './proof-of-possession.hooks.js';
 
 /**
  * What the host knows when it builds its protected resource metadata document.
@@ -47,4 +48,6 @@ export interface ResourceServerHooks {
   readonly metadata?: MetadataContribution<ResourceMetadataContext>;
   /** Extra parameters of the `WWW-Authenticate: Bearer` challenge on 401 and 403. */
   readonly challengeParameters?: ChallengeParametersContribution;
+  /** Sender-constrained tokens (RFC 9449 DPoP); at most one extension of a composition provides it. */
+  readonly proofOfPossession?: ResourceServerProofOfPossession;
 }

@@ -13,6 +13,7 @@
  * - `grant_strategy_conflict`: two extensions contribute one client grant strategy name.
  * - `reserved_claim`: an extension's token claims include a registered claim.
  * - `claim_conflict`: two extensions contribute one token claim.
+ * - `proof_of_possession_conflict`: two extensions provide proof of possession on one side.
  *
  * @see https://modelcontextprotocol.io/extensions/overview
  */
@@ -28,7 +29,8 @@ export type ExtensionRegistryErrorCode =
   | 'challenge_parameter_conflict'
   | 'grant_strategy_conflict'
   | 'reserved_claim'
-  | 'claim_conflict';
+  | 'claim_conflict'
+  | 'proof_of_possession_conflict';
 
 /**
  * Thrown when extensions cannot be composed, or when a per-call contribution (dynamic metadata, token claims,

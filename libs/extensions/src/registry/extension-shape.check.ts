@@ -3,7 +3,8 @@
 // - `id` is a valid extension id, `version` a Semantic Versioning 2.0.0 string, `requires` a list of valid ids.
 // - No member outside the contract, at the top or on a side: a misspelt hook (`authorisationServer`,
 //   `grantType`) would otherwise be ignored without a word, and the extension would silently do nothing.
-// - Every hook has its declared type; fixed metadata and challenge parameters are checked now, so that a mistake
+// - Every hook has its declared type (a grant type's handler is a function or `{ handle, accepts?,
+//   establishesClient? }`); fixed metadata and challenge parameters are checked now, so that a mistake
 //   stops the boot rather than the first request.
 // Conflicts between extensions and with the host are the registry's concern, not this file's.
 
@@ -22,9 +23,17 @@ const AUTHORIZATION_SERVER_HOOKS = [
   'selfRegistrableGrantTypes',
   'authorizationRequestChecks',
   'tokenClaims',
+  'proofOfPossession',
 ];
-const RESOURCE_SERVER_HOOKS = ['metadata', 'challengeParameters'];
-const CLIENT_HOOKS = ['grantStrategies'];
+const RESOURCE_SERVER_HOOKS = ['metadata', 'challengeParameters', 'proofOfPossession'];
+const CLIENT_HOOKS = ['grantStrategies', 'proofOfPossession'];
+/** The functions each side's `proofOfPossession` must have, and its scheme (an RFC 9110 auth-scheme token). */
+const PROOF_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
+  authorizationServer: ['verifyTokenRequest', 'requiredFor'],
+  resourceServer: ['binds', 'verifyRequest'],
+  client: ['algorithmFor', 'generateKey', 'proof'],
+};
+const AUTH_SCHEME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Names of authorization request checks and client grant strategies. */
 const HOOK_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -92,8 +101,7 @@ export function assertExtensionShape(value: unknown): asserts value is Extension
       (name, handler) => {
         if (!isGrantTypeName(name))
           throw fail(`grant type ${show(name)} is neither a grant name nor an absolute URI.`, name);
-        if (typeof handler !== 'function')
-          throw fail(`the handler of grant type ${name} is not a function.`, name);
+        if (typeof handler !== 'function') assertGrantRegistration(name, handler, fail);
       },
     );
     const selfRegistrable = authorizationServer['selfRegistrableGrantTypes'];
@@ -113,6 +121,7 @@ export function assertExtensionShape(value: unknown): asserts value is Extension
     }
     assertChecks(authorizationServer['authorizationRequestChecks'], fail);
     assertOptionalFunction(authorizationServer['tokenClaims'], 'authorizationServer.tokenClaims', fail);
+    assertProof(authorizationServer['proofOfPossession'], 'authorizationServer', fail);
   }
 
   const resourceServer = side('resourceServer', RESOURCE_SERVER_HOOKS);
@@ -124,6 +133,7 @@ export function assertExtensionShape(value: unknown): asserts value is Extension
         assertChallengeParameter(name, parameterValue, fail),
       );
     }
+    assertProof(resourceServer['proofOfPossession'], 'resourceServer', fail);
   }
 
   const client = side('client', CLIENT_HOOKS);
@@ -137,6 +147,21 @@ export function assertExtensionShape(value: unknown): asserts value is Extension
       if (typeof obtainToken !== 'function')
         throw fail(`grant strategy ${name} has no obtainToken function.`, name);
     });
+    assertProof(client['proofOfPossession'], 'client', fail);
+  }
+}
+
+/** Throws unless a side's `proofOfPossession` has its scheme and functions. */
+function assertProof(value: unknown, side: string, fail: Fail): void {
+  if (value === undefined) return;
+  const where = `${side}.proofOfPossession`;
+  if (typeof value !== 'object' || value === null) throw fail(`${where} must be an object.`);
+  const hooks = value as Record<string, unknown>;
+  if (typeof hooks['scheme'] !== 'string' || !AUTH_SCHEME.test(hooks['scheme'])) {
+    throw fail(`${where}.scheme must be an HTTP authentication scheme name.`);
+  }
+  for (const name of PROOF_FUNCTIONS[side] ?? []) {
+    if (typeof hooks[name] !== 'function') throw fail(`${where}.${name} must be a function.`, name);
   }
 }
 
@@ -192,6 +217,25 @@ function assertRecordOf(
   if (value === undefined) return;
   if (!isPlainObject(value)) throw fail(`${where} must be a plain object.`);
   for (const [name, member] of Object.entries(value)) each(name, member);
+}
+
+const GRANT_REGISTRATION_MEMBERS = ['handle', 'accepts', 'establishesClient'];
+
+/** A grant type given as a registration: `{ handle, accepts?, establishesClient? }`, nothing else. */
+function assertGrantRegistration(name: string, value: unknown, fail: Fail): void {
+  if (!isPlainObject(value)) {
+    throw fail(`the handler of grant type ${name} is neither a function nor a registration object.`, name);
+  }
+  assertOnly(value, GRANT_REGISTRATION_MEMBERS, `grant type ${name}`, fail);
+  if (typeof value['handle'] !== 'function') {
+    throw fail(`the handler of grant type ${name} is not a function.`, name);
+  }
+  if (value['accepts'] !== undefined && typeof value['accepts'] !== 'function') {
+    throw fail(`accepts of grant type ${name} is not a function.`, name);
+  }
+  if (value['establishesClient'] !== undefined && typeof value['establishesClient'] !== 'boolean') {
+    throw fail(`establishesClient of grant type ${name} is not a boolean.`, name);
+  }
 }
 
 function assertChecks(value: unknown, fail: Fail): void {

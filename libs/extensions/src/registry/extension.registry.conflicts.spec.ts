@@ -170,3 +170,31 @@ describe('ExtensionRegistry refuses token claims that are not its extensions to 
     expect([error.code, error.extensionIds, error.subject]).toEqual(['claim_conflict', [A, B], 'tenant']);
   });
 });
+
+describe('ExtensionRegistry takes one proof of possession per side', () => {
+  const resourceProof = {
+    scheme: 'DPoP',
+    algorithms: ['ES256'],
+    required: false,
+    binds: () => true,
+    verifyRequest: async () => undefined,
+  };
+
+  it('refuses two extensions proving possession on one side with proof_of_possession_conflict, naming both', () => {
+    const error = composeError([
+      extension(B, { resourceServer: { proofOfPossession: resourceProof } }),
+      extension(A, { resourceServer: { proofOfPossession: resourceProof } }),
+    ]);
+    expect([error.code, error.extensionIds]).toEqual(['proof_of_possession_conflict', [A, B]]);
+  });
+
+  it('hands out the one it has, per side, and nothing for the other sides', () => {
+    const registry = new ExtensionRegistry([
+      extension(A, { resourceServer: { proofOfPossession: resourceProof } }),
+      extension(B, {}),
+    ]);
+    expect(registry.resourceServerProofOfPossession()).toBe(resourceProof);
+    expect(registry.authorizationServerProofOfPossession()).toBeUndefined();
+    expect(registry.clientProofOfPossession()).toBeUndefined();
+  });
+});

@@ -11,12 +11,20 @@ import type {
   AuthorizationRequestCheck,
   AuthorizationRequestContext,
   AuthorizationServerMetadataContext,
+  ClientEstablishingGrantHandler,
   GrantHandler,
+  GrantRegistration,
+  GrantSelectionRequest,
   MetadataContribution,
   TokenClaimsContext,
   TokenClaimsHook,
 } from '../contracts/authorization-server.hooks.js';
 import type { ClientGrantStrategy } from '../contracts/client.hooks.js';
+import type {
+  AuthorizationServerProofOfPossession,
+  ClientProofOfPossession,
+  ResourceServerProofOfPossession,
+} from '../contracts/proof-of-possession.hooks.js';
 import type { Extension, ExtensionSummary } from '../contracts/extension.contract.js';
 import type { JsonObject, JsonValue } from '../contracts/json.types.js';
 import type {
@@ -52,6 +60,26 @@ export interface RegisteredClientGrantStrategy {
   readonly name: string;
   readonly strategy: ClientGrantStrategy;
 }
+
+interface RegisteredGrantBase {
+  readonly extensionId: string;
+  readonly grantType: string;
+  /** Whether the registration has `accepts`, so that other extensions may register the grant type too. */
+  readonly shared: boolean;
+  /** The registration's `accepts`; one that takes every request when it has none. */
+  readonly accepts: (request: GrantSelectionRequest) => boolean;
+}
+
+/**
+ * One extension's registration of a grant type, as the host dispatches to it.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+ */
+export type RegisteredGrant = RegisteredGrantBase &
+  (
+    | { readonly establishesClient: false; readonly handle: GrantHandler }
+    | { readonly establishesClient: true; readonly handle: ClientEstablishingGrantHandler }
+  );
 
 interface Source<C, V> {
   readonly extensionId: string;
@@ -98,14 +126,17 @@ const TOKEN_CLAIMS: MergeRule = {
  */
 export class ExtensionRegistry {
   readonly #extensions: readonly ExtensionSummary[];
-  readonly #grantHandlers = new Map<string, GrantHandler>();
-  readonly #selfRegistrableGrantTypes = new Set<string>();
+  readonly #grants = new Map<string, RegisteredGrant[]>();
+  readonly #notSelfRegistrable = new Set<string>();
   readonly #checks: RegisteredAuthorizationRequestCheck[] = [];
   readonly #strategies: RegisteredClientGrantStrategy[] = [];
   readonly #tokenClaims: { readonly extensionId: string; readonly hook: TokenClaimsHook }[] = [];
   readonly #asMetadata: Source<AuthorizationServerMetadataContext, JsonValue>[] = [];
   readonly #resourceMetadata: Source<ResourceMetadataContext, JsonValue>[] = [];
   readonly #challengeParameters: Source<ChallengeContext, string>[] = [];
+  #asProof: Owned<AuthorizationServerProofOfPossession> | undefined;
+  #resourceProof: Owned<ResourceServerProofOfPossession> | undefined;
+  #clientProof: Owned<ClientProofOfPossession> | undefined;
 
   /**
    * @throws ExtensionRegistryError when the extensions cannot be composed (see `ExtensionRegistryErrorCode`).
@@ -114,16 +145,16 @@ export class ExtensionRegistry {
   constructor(extensions: Iterable<Extension>) {
     const ordered = orderByRequirements(checkRequirements(checkIds(Array.from(extensions))));
     this.#extensions = Object.freeze(ordered.map(({ id, version }) => Object.freeze({ id, version })));
-    const grantOwners = new Map<string, string>();
     const strategyOwners = new Map<string, string>();
     for (const { id, extension } of ordered) {
       const as = extension.authorizationServer;
-      for (const [grantType, handler] of Object.entries(as?.grantTypes ?? {})) {
-        claimName(grantOwners, grantType, id, 'grant_type_conflict', 'grant type', RESERVED_GRANT_TYPES);
-        this.#grantHandlers.set(grantType, handler);
+      for (const [grantType, contribution] of Object.entries(as?.grantTypes ?? {})) {
+        const registration = registeredGrant(id, grantType, contribution);
+        claimGrantType(this.#grants, registration);
+        // Shared: self-registrable only when every extension sharing it says so (fail closed).
+        if (!(as?.selfRegistrableGrantTypes ?? []).includes(grantType))
+          this.#notSelfRegistrable.add(grantType);
       }
-      for (const grantType of as?.selfRegistrableGrantTypes ?? [])
-        this.#selfRegistrableGrantTypes.add(grantType);
       for (const { name, check } of as?.authorizationRequestChecks ?? []) {
         this.#checks.push(Object.freeze({ extensionId: id, name, check }));
       }
@@ -132,6 +163,14 @@ export class ExtensionRegistry {
         claimName(strategyOwners, name, id, 'grant_strategy_conflict', 'client grant strategy');
         this.#strategies.push(Object.freeze({ extensionId: id, name, strategy }));
       }
+      this.#asProof = claimProof(this.#asProof, id, as?.proofOfPossession, 'authorizationServer');
+      this.#resourceProof = claimProof(
+        this.#resourceProof,
+        id,
+        extension.resourceServer?.proofOfPossession,
+        'resourceServer',
+      );
+      this.#clientProof = claimProof(this.#clientProof, id, extension.client?.proofOfPossession, 'client');
       addSource(this.#asMetadata, id, as?.metadata);
       addSource(this.#resourceMetadata, id, extension.resourceServer?.metadata);
       addSource(this.#challengeParameters, id, extension.resourceServer?.challengeParameters);
@@ -141,6 +180,7 @@ export class ExtensionRegistry {
     mergeContributions(CHALLENGE_PARAMETERS, staticOnly(this.#challengeParameters));
     Object.freeze(this.#checks);
     Object.freeze(this.#strategies);
+    for (const registrations of this.#grants.values()) Object.freeze(registrations);
   }
 
   /**
@@ -189,28 +229,53 @@ export class ExtensionRegistry {
    * @see https://www.rfc-editor.org/rfc/rfc8414#section-2
    */
   grantTypes(): readonly string[] {
-    return [...this.#grantHandlers.keys()];
+    return [...this.#grants.keys()];
   }
 
   /**
    * The grant types extensions handle that only clients the operator registers may use: every one of
-   * `grantTypes()` that its extension does not list in `selfRegistrableGrantTypes`. The host refuses them in
-   * dynamic registration (RFC 7591 section 2) and in client ID metadata documents.
+   * `grantTypes()` that its extension (for a shared grant type: any extension registering it) does not list in
+   * `selfRegistrableGrantTypes`. The host refuses them in dynamic registration (RFC 7591 section 2) and in client ID
+   * metadata documents.
    *
    * @see https://www.rfc-editor.org/rfc/rfc7591#section-2
    */
   operatorGrantTypes(): readonly string[] {
-    return this.grantTypes().filter((grantType) => !this.#selfRegistrableGrantTypes.has(grantType));
+    return this.grantTypes().filter((grantType) => this.#notSelfRegistrable.has(grantType));
   }
 
   /**
-   * The handler of a grant type, or `undefined` when no extension handles it (the host then answers
-   * `unsupported_grant_type`, RFC 6749 section 5.2).
+   * The handler of a grant type one extension registers as a bare handler or without `accepts` and
+   * `establishesClient`, or `undefined` when no extension handles it (the host then answers
+   * `unsupported_grant_type`, RFC 6749 section 5.2) or it needs `selectGrant` (shared, or establishing its client).
    *
    * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
    */
   grantHandler(grantType: string): GrantHandler | undefined {
-    return this.#grantHandlers.get(grantType);
+    const [registration, ...others] = this.#grants.get(grantType) ?? [];
+    if (registration === undefined || others.length > 0 || registration.shared) return undefined;
+    return registration.establishesClient ? undefined : registration.handle;
+  }
+
+  /**
+   * Every registration of a grant type, in the registry's order: one, or several that share it.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+   */
+  grantRegistrations(grantType: string): readonly RegisteredGrant[] {
+    return this.#grants.get(grantType) ?? [];
+  }
+
+  /**
+   * The registration that takes a token request: the first of its grant type's registrations (registry order)
+   * whose `accepts` returns true, or `undefined` when the grant type has none or none accepts the request (the
+   * host then answers `unsupported_grant_type` or `invalid_grant`). `accepts` is the extension's code: what it
+   * throws is rethrown unchanged, for the host to map to `server_error`.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
+   */
+  selectGrant(request: GrantSelectionRequest): RegisteredGrant | undefined {
+    return this.#grants.get(request.grantType)?.find((registration) => registration.accepts(request));
   }
 
   /**
@@ -298,6 +363,118 @@ export class ExtensionRegistry {
   clientGrantStrategies(): readonly RegisteredClientGrantStrategy[] {
     return this.#strategies;
   }
+
+  /**
+   * The authorization server side of the composed proof-of-possession extension (DPoP), if one is composed.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc9449#section-5
+   */
+  authorizationServerProofOfPossession(): AuthorizationServerProofOfPossession | undefined {
+    return this.#asProof?.hooks;
+  }
+
+  /**
+   * The resource server side of the composed proof-of-possession extension (DPoP), if one is composed.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc9449#section-7
+   */
+  resourceServerProofOfPossession(): ResourceServerProofOfPossession | undefined {
+    return this.#resourceProof?.hooks;
+  }
+
+  /**
+   * The client side of the composed proof-of-possession extension (DPoP), if one is composed.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc9449#section-4
+   */
+  clientProofOfPossession(): ClientProofOfPossession | undefined {
+    return this.#clientProof?.hooks;
+  }
+}
+
+interface Owned<H> {
+  readonly extensionId: string;
+  readonly hooks: H;
+}
+
+/** One side's proof of possession: a request has one `Authorization` scheme, so one extension may provide it. */
+function claimProof<H extends object>(
+  current: Owned<H> | undefined,
+  extensionId: string,
+  hooks: H | undefined,
+  side: string,
+): Owned<H> | undefined {
+  if (hooks === undefined) return current;
+  if (current !== undefined) {
+    throw new ExtensionRegistryError(
+      'proof_of_possession_conflict',
+      `Extensions ${current.extensionId} and ${extensionId} both provide proof of possession on the ${side} side.`,
+      [current.extensionId, extensionId],
+    );
+  }
+  return { extensionId, hooks };
+}
+
+function registeredGrant(
+  extensionId: string,
+  grantType: string,
+  contribution: GrantHandler | GrantRegistration,
+): RegisteredGrant {
+  if (typeof contribution === 'function') {
+    return Object.freeze({
+      extensionId,
+      grantType,
+      shared: false,
+      accepts: () => true,
+      establishesClient: false,
+      handle: contribution,
+    });
+  }
+  const { accepts } = contribution;
+  const base = {
+    extensionId,
+    grantType,
+    shared: accepts !== undefined,
+    accepts:
+      accepts === undefined ? () => true : (request: GrantSelectionRequest) => accepts(request) === true,
+  };
+  return Object.freeze(
+    contribution.establishesClient === true
+      ? { ...base, establishesClient: true, handle: contribution.handle }
+      : { ...base, establishesClient: false, handle: contribution.handle },
+  );
+}
+
+/**
+ * Adds a grant type registration: a grant type the host keeps is refused, and so is a second registration of one
+ * grant type unless every registration of it is shared (has `accepts`).
+ */
+function claimGrantType(grants: Map<string, RegisteredGrant[]>, registration: RegisteredGrant): void {
+  const { extensionId, grantType } = registration;
+  if (RESERVED_GRANT_TYPES.has(grantType)) {
+    throw new ExtensionRegistryError(
+      'grant_type_conflict',
+      `Extension ${extensionId} claims the grant type ${grantType}, which extensions may not handle.`,
+      [extensionId],
+      grantType,
+    );
+  }
+  const registrations = grants.get(grantType);
+  if (registrations === undefined) {
+    grants.set(grantType, [registration]);
+    return;
+  }
+  const unshared = [...registrations, registration].find((each) => !each.shared);
+  if (unshared !== undefined) {
+    const owner = (registrations[0] as RegisteredGrant).extensionId;
+    throw new ExtensionRegistryError(
+      'grant_type_conflict',
+      `Extensions ${owner} and ${extensionId} both claim the grant type ${grantType}, and ${unshared.extensionId} does not share it (a grant type is shared only when every registration of it has accepts).`,
+      [owner, extensionId],
+      grantType,
+    );
+  }
+  registrations.push(registration);
 }
 
 function claimName(
