@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ClientRepository, hashClientSecret, UserRepository } from '@portcullis/authorization';
 import { APP_CONFIG } from '@portcullis/platform';
+import { dpopNoncesPerProcess } from './dpop.env.js';
 import { seedsDemoUser, type Env } from './env.schema.js';
 
 /**
@@ -32,6 +33,11 @@ export class DevelopmentSetup implements OnApplicationBootstrap {
     if (!this.config.COOKIE_SECRET) {
       this.#logger.warn(
         'COOKIE_SECRET is not set: using a random one, so sign-ins end when this process stops',
+      );
+    }
+    if (dpopNoncesPerProcess(this.config)) {
+      this.#logger.warn(
+        'DPOP_NONCE_SECRET is not set: using a random one, so this instance accepts only its own DPoP nonces (instances behind one balancer do not share them)',
       );
     }
     if (!seedsDemoUser(this.config)) return;

@@ -8,8 +8,10 @@ import {
   IdJagAudiencesSchema,
   TrustedIdentityProvidersSchema,
 } from '@portcullis/extension-enterprise-managed-authorization';
+import { TrustedWorkloadIssuersSchema } from '@portcullis/extension-workload-identity';
 import { baseEnvSchema } from '@portcullis/platform';
 import { z } from 'zod';
+import { checkDpopEnv, dpopEnvFields } from './dpop.env.js';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';
 
 /** The authorization server's configuration, parsed once at boot; see the README's configuration table. */
@@ -21,8 +23,11 @@ export const envSchema = baseEnvSchema({ port: 4000 })
     EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
     ENTERPRISE_IDPS: TrustedIdentityProvidersSchema,
     ENTERPRISE_IDP_AUDIENCES: IdJagAudiencesSchema,
+    WORKLOAD_IDENTITY_ISSUERS: TrustedWorkloadIssuersSchema,
+    ...dpopEnvFields,
   })
   .superRefine(checkAuthorizationServerEnv)
+  .superRefine(checkDpopEnv)
   .superRefine((env, context) => {
     // Enterprise-managed authorization with neither side configured would do nothing: say so at boot instead.
     const enterprise = env.EXTENSIONS.includes('enterprise-managed-authorization');
@@ -60,6 +65,26 @@ export const envSchema = baseEnvSchema({ port: 4000 })
         path: ['ENTERPRISE_IDP_AUDIENCES'],
         message:
           'names this server (ISSUER): an identity provider issues ID-JAGs for other authorization servers',
+      });
+    }
+  })
+  .superRefine((env, context) => {
+    // Workload identity federation (MCP SEP-1933) trusts nobody without issuers; issuers without it do nothing.
+    const workloads = env.EXTENSIONS.includes('workload-identity');
+    if (workloads !== env.WORKLOAD_IDENTITY_ISSUERS.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        path: ['WORKLOAD_IDENTITY_ISSUERS'],
+        message: workloads
+          ? 'is required with EXTENSIONS=workload-identity (the workload identity issuers it trusts)'
+          : 'is set but EXTENSIONS does not include workload-identity',
+      });
+    }
+    if (env.WORKLOAD_IDENTITY_ISSUERS.some((issuer) => issuer.issuer === env.ISSUER)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['WORKLOAD_IDENTITY_ISSUERS'],
+        message: 'names this server (ISSUER): its own tokens are never workload assertions',
       });
     }
   })

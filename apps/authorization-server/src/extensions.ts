@@ -5,6 +5,8 @@ import {
   type IdJagAudience,
   type TrustedIdentityProvider,
 } from '@portcullis/extension-enterprise-managed-authorization';
+import { workloadIdentity, type TrustedWorkloadIssuer } from '@portcullis/extension-workload-identity';
+import { dpopFromEnv, type DpopEnv } from './dpop.env.js';
 
 /**
  * The extensions this app can compose, by the name `EXTENSIONS` uses (comma-separated; see the README's
@@ -12,10 +14,13 @@ import {
  *
  * @see https://modelcontextprotocol.io/extensions/overview
  */
-export const AVAILABLE_EXTENSIONS: ExtensionCatalogue<{
-  ENTERPRISE_IDPS: readonly TrustedIdentityProvider[];
-  ENTERPRISE_IDP_AUDIENCES: readonly IdJagAudience[];
-}> = {
+export const AVAILABLE_EXTENSIONS: ExtensionCatalogue<
+  {
+    ENTERPRISE_IDPS: readonly TrustedIdentityProvider[];
+    ENTERPRISE_IDP_AUDIENCES: readonly IdJagAudience[];
+    WORKLOAD_IDENTITY_ISSUERS: readonly TrustedWorkloadIssuer[];
+  } & DpopEnv
+> = {
   // io.modelcontextprotocol/oauth-client-credentials (MCP SEP-1046)
   'client-credentials': clientCredentialsExtension,
   // io.modelcontextprotocol/enterprise-managed-authorization (MCP SEP-990): redeems ID-JAGs from ENTERPRISE_IDPS, and
@@ -25,4 +30,10 @@ export const AVAILABLE_EXTENSIONS: ExtensionCatalogue<{
       trustedIdentityProviders: env.ENTERPRISE_IDPS,
       identityProviderAudiences: env.ENTERPRISE_IDP_AUDIENCES,
     }),
+  // Workload identity federation (MCP SEP-1933): workloads of WORKLOAD_IDENTITY_ISSUERS present their platform's JWT
+  // with the jwt-bearer grant, which it shares with enterprise-managed authorization
+  'workload-identity': (env) => workloadIdentity({ trustedIssuers: env.WORKLOAD_IDENTITY_ISSUERS }),
+  // io.modelcontextprotocol/dpop (MCP SEP-1932, RFC 9449): DPoP proofs at the token endpoint and tokens bound to
+  // their key; DPOP_REQUIRED, DPOP_NONCE, DPOP_NONCE_SECRET, DPOP_PROOF_MAX_AGE
+  dpop: dpopFromEnv,
 };

@@ -53,6 +53,7 @@ import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-lim
 import { GrantRepository } from './tokens/grant.repository.js';
 import { TokenIssuer } from './tokens/token-issuer.service.js';
 import { TokenController } from './tokens/token.controller.js';
+import { TokenRequestProofs } from './tokens/token-request-proof.service.js';
 import { UserinfoController } from './userinfo/userinfo.controller.js';
 import { UserRepository } from './users/user.repository.js';
 
@@ -159,6 +160,7 @@ export class AuthorizationServerModule {
         SigningKeyRepository,
         SigningKeysService,
         TokenIssuer,
+        TokenRequestProofs,
         UserRepository,
         ExtensionJwts,
         AuthorizationCodeGrant,
@@ -217,6 +219,7 @@ export class AuthorizationServerModule {
         SigningKeyRepository,
         SigningKeysService,
         TokenIssuer,
+        TokenRequestProofs,
         UserRepository,
       ],
     };

@@ -7,6 +7,7 @@ export interface AdminValues {
   'redirect-uri'?: string[];
   auth?: string;
   'no-refresh'?: boolean;
+  'dpop-bound-access-tokens'?: boolean;
   'jwks-uri'?: string;
   'jwks-file'?: string;
   'client-id'?: string;

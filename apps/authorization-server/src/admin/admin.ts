@@ -12,6 +12,7 @@ const USAGE = `portcullis-admin: manage the authorization server's database (the
   clients create --name NAME --redirect-uri URI [--redirect-uri URI ...]
                  [--auth none|client_secret_basic|client_secret_post|private_key_jwt] [--no-refresh] [--client-id ID]
                  [--jwks-uri URL | --jwks-file FILE]   (private_key_jwt: the client's public keys, RFC 7523)
+                 [--dpop-bound-access-tokens]   (the client always sends DPoP proofs: RFC 9449 5.2, EXTENSIONS=dpop)
   clients create --name NAME --resource-server RESOURCE_URI [--auth client_secret_basic|client_secret_post]
                  [--client-id ID]          (a resource server: it may introspect tokens issued for RESOURCE_URI)
   clients create --name NAME --grant client_credentials [--scope "SCOPE ..."]
@@ -67,6 +68,7 @@ export async function runAdmin(
         'redirect-uri': { type: 'string', multiple: true },
         auth: { type: 'string' },
         'no-refresh': { type: 'boolean' },
+        'dpop-bound-access-tokens': { type: 'boolean' },
         'jwks-uri': { type: 'string' },
         'jwks-file': { type: 'string' },
         'client-id': { type: 'string' },

@@ -26,9 +26,13 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
   const requested = values['resource-server'] ?? '';
   const auth = values.auth ?? 'client_secret_basic';
   if (!values.name) return fail('clients create --resource-server needs --name', 2);
-  if ((values['redirect-uri'] ?? []).length > 0 || values['no-refresh']) {
+  if (
+    (values['redirect-uri'] ?? []).length > 0 ||
+    values['no-refresh'] ||
+    values['dpop-bound-access-tokens']
+  ) {
     return fail(
-      'a resource server takes no --redirect-uri or --no-refresh: it introspects, it is never authorized',
+      'a resource server takes no --redirect-uri, --no-refresh or --dpop-bound-access-tokens: it introspects, it is never authorized',
       2,
     );
   }
@@ -103,6 +107,8 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
     if (typeof keys === 'string') return fail(keys, 2);
     const secret =
       auth === 'client_secret_basic' || auth === 'client_secret_post' ? generateClientSecret() : undefined;
+    // RFC 9449 5.2: the server refuses this client's token requests without a DPoP proof.
+    const dpop = values['dpop-bound-access-tokens'] ? { dpop_bound_access_tokens: true } : undefined;
     const client = await new ClientRepository(prisma).create({
       clientId: values['client-id'] ?? `pc_${randomBytes(12).toString('base64url')}`,
       clientName: values.name,
@@ -112,7 +118,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
       applicationType: redirectUris.every((uri) => uri.startsWith('https:')) ? 'web' : 'native',
       origin: 'preregistered',
       ...(secret ? { secretHash: hashClientSecret(secret) } : {}),
-      ...(keys ? { metadata: keys } : {}),
+      ...(keys || dpop ? { metadata: { ...keys, ...dpop } } : {}),
     });
     print(
       [
@@ -125,6 +131,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
         client_name: values.name,
         redirect_uris: redirectUris,
         token_endpoint_auth_method: auth,
+        ...dpop,
       },
     );
     return 0;

@@ -78,6 +78,8 @@ export const createGrantClient: AdminCommand = async ({ prisma, config, values, 
   }
   const secret = keys ? undefined : generateClientSecret();
   const scopeText = scope.join(' ');
+  // RFC 9449 5.2: the server refuses this client's token requests without a DPoP proof.
+  const dpop = values['dpop-bound-access-tokens'] ? { dpop_bound_access_tokens: true } : undefined;
   const client = await new ClientRepository(prisma).create({
     clientId,
     clientName: values.name,
@@ -89,7 +91,9 @@ export const createGrantClient: AdminCommand = async ({ prisma, config, values, 
     origin: 'preregistered',
     ...(secret ? { secretHash: hashClientSecret(secret) } : {}),
     ...(scopeText ? { scope: scopeText } : {}),
-    ...(scopeText || keys ? { metadata: { ...(scopeText ? { scope: scopeText } : {}), ...keys } } : {}),
+    ...(scopeText || keys || dpop
+      ? { metadata: { ...(scopeText ? { scope: scopeText } : {}), ...keys, ...dpop } }
+      : {}),
   });
   print(
     [
@@ -103,6 +107,7 @@ export const createGrantClient: AdminCommand = async ({ prisma, config, values, 
       grant_types: [grant],
       token_endpoint_auth_method: auth,
       ...(scopeText ? { scope: scopeText } : {}),
+      ...dpop,
     },
   );
   return 0;

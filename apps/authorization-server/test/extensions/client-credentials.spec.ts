@@ -34,7 +34,7 @@ describe('EXTENSIONS', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
     expect(message).toBe(
-      'invalid configuration: EXTENSIONS names unknown extension telepathy (known: client-credentials, enterprise-managed-authorization)',
+      'invalid configuration: EXTENSIONS names unknown extension telepathy (known: client-credentials, dpop, enterprise-managed-authorization, workload-identity)',
     );
     expect(message).not.toContain('\n');
   });

@@ -1,4 +1,4 @@
-import type { ExtensionRegistry } from '@portcullis/extensions';
+import type { Confirmation, ExtensionRegistry } from '@portcullis/extensions';
 import type { OAuthClient, ClientSource } from '../clients/client.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import type { RegisteredResource, ResourceRegistry } from '../resources/resource-registry.js';
@@ -22,6 +22,8 @@ export interface AuthorizationCheckContext {
   resource?: RegisteredResource;
   scopes?: string[];
   prompt?: ReadonlySet<string>;
+  /** The key the code is to be bound to (RFC 9449 10, `dpop_jkt`); absent when the request names none. */
+  confirmation?: Confirmation;
 }
 
 /**
@@ -45,11 +47,11 @@ export type TrustedAuthorizationContext = AuthorizationCheckContext & {
  * A field an earlier check established. The order of `AUTHORIZATION_CHECKS` guarantees it; a missing one is a
  * programming error in that order, never a client error.
  */
-export function established<K extends 'client' | 'redirectUri' | 'codeChallenge' | 'resource' | 'scopes' | 'prompt'>(
-  context: AuthorizationCheckContext,
-  key: K,
-): NonNullable<AuthorizationCheckContext[K]> {
+export function established<
+  K extends 'client' | 'redirectUri' | 'codeChallenge' | 'resource' | 'scopes' | 'prompt',
+>(context: AuthorizationCheckContext, key: K): NonNullable<AuthorizationCheckContext[K]> {
   const value = context[key];
-  if (value === undefined || value === null) throw new Error(`authorization checks out of order: no ${key} yet`);
+  if (value === undefined || value === null)
+    throw new Error(`authorization checks out of order: no ${key} yet`);
   return value as NonNullable<AuthorizationCheckContext[K]>;
 }

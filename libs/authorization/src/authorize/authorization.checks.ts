@@ -4,6 +4,7 @@ import { extensionChecks } from './checks/extension.check.js';
 import { pkceCheck } from './checks/pkce.check.js';
 import { plainTextCheck } from './checks/plain-text.check.js';
 import { promptCheck } from './checks/prompt.check.js';
+import { proofOfPossessionCheck } from './checks/proof-of-possession.check.js';
 import { redirectUriCheck } from './checks/redirect-uri.check.js';
 import { resourceCheck } from './checks/resource.check.js';
 import { responseTypeCheck } from './checks/response-type.check.js';
@@ -26,5 +27,6 @@ export const AUTHORIZATION_CHECKS: readonly AuthorizationCheck[] = [
   resourceCheck,
   scopeCheck,
   promptCheck,
+  proofOfPossessionCheck,
   extensionChecks,
 ];

@@ -84,6 +84,7 @@ export class AuthorizeController {
         scopes: established(context, 'scopes'),
         ...(nonce ? { nonce } : {}),
         prompt: [...established(context, 'prompt')],
+        ...(context.confirmation ? { confirmation: context.confirmation } : {}),
       },
       established(context, 'client'),
       cookies,

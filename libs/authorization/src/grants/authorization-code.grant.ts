@@ -3,10 +3,12 @@
 // (code_verifier REQUIRED and checked against the S256 challenge), RFC 6749 4.1.2 and 10.5 (a code is single use;
 // its second redemption fails with `invalid_grant` and revokes every token the first produced),
 // RFC 8707 2.2 (a `resource` at the token endpoint must be the one granted), RFC 6749 5.2 (`invalid_grant` for
-// every binding failure, saying no more than needed). Every check that can refuse runs before the code is consumed,
-// so a refused request leaves it redeemable and only a code actually redeemed counts as replayed.
+// every binding failure, saying no more than needed), RFC 9449 10 (a code bound with `dpop_jkt` needs a proof of
+// that key: proof-binding.check.ts), RFC 9449 5 (a public client's refresh token is bound to the proof's key;
+// the access token to the proof's key, whoever the client). Every check that can refuse runs before the code is
+// consumed, so a refused request leaves it redeemable and only a code actually redeemed counts as replayed.
 import { Injectable, Logger } from '@nestjs/common';
-import type { TokenResponse } from '@portcullis/extensions';
+import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import {
   canonicalizeResourceUri,
   isCodeVerifier,
@@ -17,6 +19,7 @@ import type { AuthenticatedOAuthClient } from '../clients/client-authentication.
 import type { RequestParameters } from '../http/request-parameters.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
+import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
 import type { TokenGrant } from './token-grant.js';
 
 /** `grant_type=authorization_code`. */
@@ -30,7 +33,11 @@ export class AuthorizationCodeGrant implements TokenGrant {
     private readonly issuer: TokenIssuer,
   ) {}
 
-  async handle(params: RequestParameters, { client }: AuthenticatedOAuthClient): Promise<TokenResponse> {
+  async handle(
+    params: RequestParameters,
+    { client, method }: AuthenticatedOAuthClient,
+    proof: TokenRequestProof | undefined,
+  ): Promise<TokenResponse> {
     const code = params.get('code');
     if (!code) throw new OAuthError('invalid_request', 'code is required');
     const verifier = params.get('code_verifier');
@@ -44,6 +51,8 @@ export class AuthorizationCodeGrant implements TokenGrant {
     if (stored.clientId !== client.clientId) {
       throw new OAuthError('invalid_grant', 'authorization code is invalid');
     }
+    // The key binding before the replay check too: a code thief without the key can neither use nor revoke it.
+    assertProofOfBoundKey(storedConfirmation(stored.confirmation), proof, 'authorization code');
     if (stored.consumedAt) return this.#replayed(stored.grantId);
     const redirectUri = params.get('redirect_uri');
     if (
@@ -70,6 +79,9 @@ export class AuthorizationCodeGrant implements TokenGrant {
     if (grant.revokedAt) throw new OAuthError('invalid_grant', 'authorization code is invalid');
 
     const refreshable = client.grantTypes.includes('refresh_token');
+    // RFC 9449 5: a public client's refresh token is bound to the proof's key; a confidential client's is bound to
+    // the client by its authentication already.
+    const refreshConfirmation = method === 'none' ? proof?.confirmation : undefined;
     return this.issuer.issue({
       grantType: this.grantType,
       clientId: client.clientId,
@@ -82,6 +94,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
             refreshToken: {
               scopes: grant.scopes,
               expiresAt: refreshExpiry(grant.absoluteExpiresAt, this.#idleSeconds()),
+              ...(refreshConfirmation ? { confirmation: refreshConfirmation } : {}),
             },
           }
         : {}),
@@ -93,6 +106,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
             },
           }
         : {}),
+      ...(proof ? { proof } : {}),
     });
   }
 

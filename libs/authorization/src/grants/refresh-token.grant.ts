@@ -2,10 +2,13 @@
 // and RFC 9700 4.14.2 (rotation on every use; a consumed refresh token presented again revokes the whole
 // family), RFC 8707 2.2 (`resource` must be the granted one), OAuth 2.1 4.3.1 (bound to the client it was issued
 // to). Idle and absolute lifetimes end a family; without `offline_access` it also ends with the login session it
-// came from. Every check that can refuse runs before the refresh token is consumed, so a refused request leaves it
-// usable and only a token actually used counts as reused.
+// came from. RFC 9449 5: a refresh token bound to a public client's key is used only with a proof of that key
+// (proof-binding.check.ts) and its successor keeps the binding; a public client's unbound one presented with a
+// proof has a successor bound to the proof's key; the new access token is bound to the request's proof, whoever
+// the client. Every check that can refuse runs before the refresh token is consumed, so a refused request leaves
+// it usable and only a token actually used counts as reused.
 import { Injectable, Logger } from '@nestjs/common';
-import type { TokenResponse } from '@portcullis/extensions';
+import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import { OAuthError, parseScope } from '@portcullis/protocol';
 import type { AuthorizationGrant } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
@@ -14,6 +17,7 @@ import { GrantRepository } from '../tokens/grant.repository.js';
 import { SessionRepository } from '../sessions/session.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
 import { assertSameResource, refreshExpiry } from './authorization-code.grant.js';
+import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
 import type { TokenGrant } from './token-grant.js';
 
 /** `grant_type=refresh_token`. */
@@ -28,7 +32,11 @@ export class RefreshTokenGrant implements TokenGrant {
     private readonly issuer: TokenIssuer,
   ) {}
 
-  async handle(params: RequestParameters, { client }: AuthenticatedOAuthClient): Promise<TokenResponse> {
+  async handle(
+    params: RequestParameters,
+    { client, method }: AuthenticatedOAuthClient,
+    proof: TokenRequestProof | undefined,
+  ): Promise<TokenResponse> {
     const presented = params.get('refresh_token');
     if (!presented) throw new OAuthError('invalid_request', 'refresh_token is required');
     let requestedScopes: string[] | undefined;
@@ -45,6 +53,9 @@ export class RefreshTokenGrant implements TokenGrant {
     if (!family || family.clientId !== client.clientId) {
       throw new OAuthError('invalid_grant', 'refresh token is invalid');
     }
+    // The key binding before the reuse check too: a thief without the key can neither use nor revoke the family.
+    const bound = storedConfirmation(stored.confirmation);
+    assertProofOfBoundKey(bound, proof, 'refresh token');
 
     // A family already ended (revoked, or past its absolute lifetime) refuses without counting as reuse.
     this.#assertUsable(family);
@@ -69,6 +80,7 @@ export class RefreshTokenGrant implements TokenGrant {
     const { token, grant } = consumption;
     this.#assertUsable(grant);
 
+    const successorConfirmation = bound ?? (method === 'none' ? proof?.confirmation : undefined);
     return this.issuer.issue({
       grantType: this.grantType,
       clientId: client.clientId,
@@ -80,8 +92,10 @@ export class RefreshTokenGrant implements TokenGrant {
       refreshToken: {
         scopes: token.scopes,
         expiresAt: refreshExpiry(grant.absoluteExpiresAt, this.issuer.lifetimes().refreshTokenIdle),
+        ...(successorConfirmation ? { confirmation: successorConfirmation } : {}),
       },
       ...(scopes.includes('openid') ? { idToken: { authTime: grant.authTime } } : {}),
+      ...(proof ? { proof } : {}),
     });
   }
 

@@ -1,4 +1,4 @@
-import type { TokenResponse } from '@portcullis/extensions';
+import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 
@@ -9,7 +9,23 @@ import type { RequestParameters } from '../http/request-parameters.js';
  */
 export interface TokenGrant {
   readonly grantType: string;
-  handle(params: RequestParameters, client: AuthenticatedOAuthClient): Promise<TokenResponse>;
+  /**
+   * `client` is `undefined` only for a request `clientOptional` said goes without client authentication. `proof` is
+   * the request's verified proof of possession (RFC 9449 section 5), `undefined` when it carries none: the grant
+   * binds what it issues to it, and refuses it when the grant is bound to another key (a `dpop_jkt` code, a public
+   * client's bound refresh token) before consuming anything.
+   */
+  handle(
+    params: RequestParameters,
+    client: AuthenticatedOAuthClient | undefined,
+    proof: TokenRequestProof | undefined,
+  ): Promise<TokenResponse>;
+  /**
+   * Whether this request, which carries no client credentials, goes to the grant without client authentication:
+   * its handler establishes the client from the grant itself (RFC 7521 4.1: client authentication is optional for
+   * an assertion grant), or no handler takes it (it is `invalid_grant` whoever the client is). Absent: never.
+   */
+  clientOptional?(params: RequestParameters): boolean;
 }
 
 /** Injection token of every {@link TokenGrant}: the built-in grants, then the extension grants. */

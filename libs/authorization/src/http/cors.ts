@@ -10,7 +10,7 @@ import type { FastifyReply } from 'fastify';
  */
 export function allowCors(reply: FastifyReply): void {
   reply.header('access-control-allow-origin', '*');
-  reply.header('access-control-expose-headers', 'WWW-Authenticate, X-Request-Id');
+  reply.header('access-control-expose-headers', 'WWW-Authenticate, X-Request-Id, DPoP-Nonce');
 }
 
 /** Answers a CORS preflight for a POST endpoint taking a form body and client authentication. */

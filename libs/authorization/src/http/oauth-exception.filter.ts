@@ -59,6 +59,7 @@ export class OAuthExceptionFilter implements ExceptionFilter {
   /** Sends `error` with the status of its code (`OAUTH_ERROR_STATUS`). */
   #sendOAuthError(reply: FastifyReply, error: OAuthError): void {
     if (error.code === 'invalid_client') reply.header('www-authenticate', 'Basic realm="token"');
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
     reply.status(error.status).send(error.toResponseBody());
   }
 }

@@ -21,7 +21,9 @@ const INACTIVE: IntrospectionResponse = Object.freeze({ active: false as const }
  * Answers what a token is (RFC 7662 2.2). Introspection is for resource servers: an access token is described only
  * to a client the operator made the resource server of the token's audience (`resourceServer`), so no client,
  * however it registered, reads another user's tokens (RFC 7662 4: the server decides who may learn what). Active
- * access tokens carry `scope`, `client_id`, `sub`, `aud`, `exp`, `iat`, `iss`, `jti` and `token_type: Bearer`. A
+ * access tokens carry `scope`, `client_id`, `sub`, `aud`, `exp`, `iat`, `iss`, `jti` and `token_type: Bearer`; a
+ * sender-constrained one carries its `cnf` instead, with the `token_type` of the composed proof-of-possession scheme
+ * (RFC 9449 6.2: `DPoP`, or none when no such extension is composed any more: it MUST NOT say another). A
  * refresh token is described only to the client it was issued to (it already holds it),
  * with `token_type: refresh_token` so that no resource server can mistake it for a bearer access token (RFC 7662
  * 4: the server may answer differently depending on who asks); any other caller sees it inactive. Everything
@@ -29,6 +31,7 @@ const INACTIVE: IntrospectionResponse = Object.freeze({ active: false as const }
  *
  * @see https://www.rfc-editor.org/rfc/rfc7662#section-2.2
  * @see https://www.rfc-editor.org/rfc/rfc7662#section-4
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-6.2
  */
 @Injectable()
 export class IntrospectionService {
@@ -47,6 +50,8 @@ export class IntrospectionService {
     if (found.kind === 'access_token') {
       const { payload, record } = found;
       if (caller.resourceServer === undefined || caller.resourceServer !== record.audience) return INACTIVE;
+      const confirmation = confirmationOf(payload.cnf);
+      const scheme = this.options.extensions.authorizationServerProofOfPossession()?.scheme;
       return {
         active: true,
         scope: formatScope(record.scopes),
@@ -56,7 +61,9 @@ export class IntrospectionService {
         exp: payload.exp,
         iat: payload.iat,
         iss: this.options.issuer,
-        token_type: 'Bearer',
+        ...(confirmation === undefined
+          ? { token_type: 'Bearer' }
+          : { cnf: confirmation, ...(scheme ? { token_type: scheme } : {}) }),
         jti: payload.jti,
       };
     }
@@ -74,4 +81,13 @@ export class IntrospectionService {
       token_type: 'refresh_token',
     };
   }
+}
+
+/** The `cnf` claim of a verified access token this server signed: a JSON object, or absent for a Bearer token. */
+function confirmationOf(cnf: unknown): Record<string, JsonValue> | undefined {
+  if (cnf === undefined) return undefined;
+  if (cnf === null || typeof cnf !== 'object' || Array.isArray(cnf)) {
+    throw new Error('an access token this server signed has a cnf that is not an object');
+  }
+  return cnf as Record<string, JsonValue>;
 }

@@ -1,6 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { Confirmation } from '@portcullis/extensions';
 import {
+  Prisma,
   PrismaClient,
   type AccessToken,
   type AuthorizationCode,
@@ -35,6 +37,8 @@ export interface NewCode {
   redirectUriSent: boolean;
   codeChallenge: string;
   nonce?: string;
+  /** The key the authorization request bound the code to (RFC 9449 section 10, `dpop_jkt`). */
+  confirmation?: Confirmation;
   expiresAt: Date;
 }
 
@@ -76,6 +80,7 @@ export class GrantRepository {
           redirectUriSent: code.redirectUriSent,
           codeChallenge: code.codeChallenge,
           nonce: code.nonce ?? null,
+          confirmation: jsonOrNull(code.confirmation),
           expiresAt: code.expiresAt,
         },
       }),
@@ -110,11 +115,25 @@ export class GrantRepository {
     return row.consumedAt ? { outcome: 'replayed', grantId: stored.grantId } : { outcome: 'expired' };
   }
 
-  /** Stores a new refresh token of a grant; returns it in the clear. */
-  async createRefreshToken(grantId: string, scopes: string[], expiresAt: Date): Promise<string> {
+  /**
+   * Stores a new refresh token of a grant, bound to `confirmation` when set (RFC 9449 section 5); returns it in the
+   * clear.
+   */
+  async createRefreshToken(
+    grantId: string,
+    scopes: string[],
+    expiresAt: Date,
+    confirmation?: Confirmation,
+  ): Promise<string> {
     const value = randomToken();
     await this.prisma.refreshToken.create({
-      data: { tokenHash: tokenHash(value), grantId, scopes, expiresAt },
+      data: {
+        tokenHash: tokenHash(value),
+        grantId,
+        scopes,
+        expiresAt,
+        confirmation: jsonOrNull(confirmation),
+      },
     });
     return value;
   }
@@ -220,4 +239,9 @@ export class GrantRepository {
     const row = await this.prisma.accessToken.findUnique({ where: { jti }, select: { revokedAt: true } });
     return !row || row.revokedAt !== null;
   }
+}
+
+/** A confirmation as a JSON column value: SQL NULL when there is none. */
+function jsonOrNull(confirmation: Confirmation | undefined): Prisma.InputJsonObject | typeof Prisma.DbNull {
+  return confirmation === undefined ? Prisma.DbNull : (confirmation as Prisma.InputJsonObject);
 }

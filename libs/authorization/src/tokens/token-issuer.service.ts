@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { TokenResponse } from '@portcullis/extensions';
+import type { Confirmation, TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import { formatScope } from '@portcullis/protocol';
 import { SignJWT } from 'jose';
 import {
@@ -19,16 +19,31 @@ export interface TokenRequest {
   readonly scopes: readonly string[];
   /** The grant the tokens descend from; absent for grants without one (client credentials). */
   readonly grantId?: string;
-  /** Issue a refresh token with these scopes, expiring then. */
-  readonly refreshToken?: { readonly scopes: readonly string[]; readonly expiresAt: Date };
+  /**
+   * Issue a refresh token with these scopes, expiring then; bound to `confirmation` when set (a public client's,
+   * RFC 9449 section 5).
+   */
+  readonly refreshToken?: {
+    readonly scopes: readonly string[];
+    readonly expiresAt: Date;
+    readonly confirmation?: Confirmation;
+  };
+  /**
+   * The token request's verified proof of possession: the access token is bound to its key (`cnf`, RFC 9449
+   * section 6.1) and the response's `token_type` is the proof's (RFC 9449 section 5). Absent: a Bearer token.
+   */
+  readonly proof?: TokenRequestProof;
   /** Issue an ID token (the `openid` scope was granted). */
   readonly idToken?: { readonly nonce?: string; readonly authTime: Date };
 }
 
 /**
  * Mints tokens: RFC 9068 JWT access tokens (`typ: at+jwt`) signed with the current key, OIDC ID tokens, and
- * opaque refresh tokens stored hashed. Every access token is recorded by `jti`.
+ * opaque refresh tokens stored hashed. Every access token is recorded by `jti`. A token request with a proof of
+ * possession gets an access token bound to the proof's key (`cnf`, a claim the host alone sets) and its
+ * `token_type`; without one it is a Bearer token (RFC 6750).
  *
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-6.1
  * @see https://www.rfc-editor.org/rfc/rfc9068#section-2
  * @see https://openid.net/specs/openid-connect-core-1_0.html#IDToken
  */
@@ -61,8 +76,10 @@ export class TokenIssuer {
       resources: [request.resource],
     });
 
-    // RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti required; scope when a scope was granted.
-    const accessToken = await new SignJWT({ ...extra, client_id: request.clientId, scope })
+    // RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti required; scope when a scope was granted. RFC 9449
+    // 6.1: `cnf` names the key a bound token is bound to (extensions cannot set it: RESERVED_TOKEN_CLAIMS).
+    const cnf = request.proof ? { cnf: request.proof.confirmation } : {};
+    const accessToken = await new SignJWT({ ...extra, client_id: request.clientId, scope, ...cnf })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
       .setIssuer(issuer)
       .setSubject(request.subject)
@@ -88,6 +105,7 @@ export class TokenIssuer {
         request.grantId,
         [...request.refreshToken.scopes],
         request.refreshToken.expiresAt,
+        request.refreshToken.confirmation,
       );
     }
     if (request.idToken) {
@@ -105,7 +123,7 @@ export class TokenIssuer {
     }
     return {
       access_token: accessToken,
-      token_type: 'Bearer',
+      token_type: request.proof?.tokenType ?? 'Bearer',
       expires_in: lifetimes.accessToken,
       scope,
       ...(refreshToken ? { refresh_token: refreshToken } : {}),

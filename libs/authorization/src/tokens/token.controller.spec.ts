@@ -12,6 +12,7 @@ import { InvalidClientError } from '../clients/client-authentication.js';
 import type { UsedJwtIds } from '../clients/client-assertions/used-jwt-id.repository.js';
 import type { OAuthClient } from '../clients/client.js';
 import type { AuthorizationServerOptions } from '../config/authorization-server.options.js';
+import type { MetadataService } from '../discovery/metadata.service.js';
 import { extensionGrants } from '../grants/extension.grant.js';
 import type { ExtensionJwts } from '../grants/extension-jwts.service.js';
 import type { TokenGrant } from '../grants/token-grant.js';
@@ -19,6 +20,7 @@ import { RequestParameters } from '../http/request-parameters.js';
 import { ResourceRegistry } from '../resources/resource-registry.js';
 import type { TokenIssuer } from './token-issuer.service.js';
 import { TokenController } from './token.controller.js';
+import { TokenRequestProofs } from './token-request-proof.service.js';
 
 const RESOURCE = 'https://mcp.example/mcp';
 const TICKET_GRANT = 'urn:example:params:oauth:grant-type:ticket';
@@ -75,7 +77,9 @@ function endpoint(authenticate: () => Promise<AuthenticatedOAuthClient>) {
     grantType: 'refresh_token',
     handle: async () => ({ access_token: 'built-in', token_type: 'Bearer' }),
   };
-  const controller = new TokenController({ authenticate } as unknown as ClientAuthenticator, [
+  // No proof-of-possession extension is composed: the proof check returns before it needs its store.
+  const proofs = new TokenRequestProofs({} as UsedJwtIds, {} as MetadataService, options);
+  const controller = new TokenController({ authenticate } as unknown as ClientAuthenticator, proofs, [
     builtIn,
     ...extensionGrants(
       options,

@@ -13,7 +13,9 @@ import { UserRepository } from '../users/user.repository.js';
 
 /**
  * The OIDC UserInfo endpoint. It takes an access token this server issued with the `openid` scope, in the
- * Authorization header only (RFC 6750 2.1), whatever its audience: the token is presented to its own issuer.
+ * Authorization header only (RFC 6750 2.1), whatever its audience: the token is presented to its own issuer. A
+ * sender-constrained token (one with `cnf`, RFC 9449 6.1) is refused: presented as a bearer token it proves nothing
+ * (RFC 9449 7.2), and this endpoint checks no proof of possession.
  *
  * @see https://openid.net/specs/openid-connect-core-1_0.html#UserInfo
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3
@@ -51,14 +53,18 @@ export class UserinfoController {
       if (!user) throw new OAuthError('invalid_token', 'the user no longer exists');
       reply.status(200).send({ sub: user.id, preferred_username: user.username });
     } catch (error) {
-      const oauth = error instanceof OAuthError ? error : new OAuthError('invalid_token', 'the access token is invalid');
+      const oauth =
+        error instanceof OAuthError ? error : new OAuthError('invalid_token', 'the access token is invalid');
       reply
         .status(oauth.status)
         .header(
           'www-authenticate',
           formatWwwAuthenticate({
             scheme: 'Bearer',
-            params: { error: oauth.code, ...(oauth.description ? { error_description: oauth.description } : {}) },
+            params: {
+              error: oauth.code,
+              ...(oauth.description ? { error_description: oauth.description } : {}),
+            },
           }),
         )
         .send(oauth.toResponseBody());
@@ -81,6 +87,12 @@ export class UserinfoController {
       algorithms: ['ES256'],
       requiredClaims: ['sub', 'jti', 'exp'],
     });
+    if (payload.cnf !== undefined) {
+      throw new OAuthError(
+        'invalid_token',
+        'the access token is bound to a key; this endpoint takes bearer tokens only',
+      );
+    }
     if (!parseScope(String(payload.scope ?? '')).includes('openid')) {
       throw new OAuthError('insufficient_scope', 'the access token was not granted the openid scope');
     }

@@ -64,6 +64,12 @@ describe('ClientMetadataSchema', () => {
     ).toEqual([]);
   });
 
+  it('accepts dpop_bound_access_tokens true (RFC 9449 section 5.2)', () => {
+    expect(failedPaths({ redirect_uris: ['http://127.0.0.1/cb'], dpop_bound_access_tokens: true })).toEqual(
+      [],
+    );
+  });
+
   it('accepts a native app private-use scheme redirect and a loopback redirect', () => {
     expect(
       failedPaths({ redirect_uris: ['com.example.app:/oauth2redirect', 'http://127.0.0.1:5000/cb'] }),
@@ -78,6 +84,11 @@ describe('ClientMetadataSchema', () => {
 
   it.each<[string, Record<string, unknown>, string[]]>([
     ['an unknown application_type', { application_type: 'desktop' }, ['application_type']],
+    [
+      'a dpop_bound_access_tokens that is not a boolean',
+      { dpop_bound_access_tokens: 'true' },
+      ['dpop_bound_access_tokens'],
+    ],
     [
       'a redirect URI with a fragment',
       { redirect_uris: ['https://client.example.org/cb#x'] },

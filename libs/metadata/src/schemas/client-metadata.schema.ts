@@ -8,6 +8,7 @@
  * "Communication Security", RFC 8252), and defaults for omitted members (`token_endpoint_auth_method` defaults
  * to `client_secret_basic`, `application_type` to `web`): the schema never adds members the client did not send.
  * `client_name` holds no bidirectional control or zero-width character (client-name.schema.ts, RFC 7591 5).
+ * `dpop_bound_access_tokens` (RFC 9449 section 5.2) is a boolean.
  */
 import { z } from 'zod';
 import { ClientNameSchema } from './client-name.schema.js';
@@ -34,6 +35,8 @@ export const clientMetadataShape = {
   software_version: z.string().optional(),
   software_statement: z.string().min(1).optional(),
   application_type: z.enum(['web', 'native']).optional(),
+  /** RFC 9449 section 5.2: the client always uses DPoP at the token endpoint; default false. */
+  dpop_bound_access_tokens: z.boolean().optional(),
 };
 
 /**

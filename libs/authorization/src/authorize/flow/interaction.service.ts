@@ -224,6 +224,7 @@ export class InteractionService {
         redirectUriSent: request.redirectUriSent !== false,
         codeChallenge: request.codeChallenge,
         ...(request.nonce ? { nonce: request.nonce } : {}),
+        ...(request.confirmation ? { confirmation: request.confirmation } : {}),
         expiresAt: new Date(now + lifetimes.authorizationCode * 1000),
       },
     );

@@ -1,4 +1,10 @@
+import type { Confirmation } from '@portcullis/extensions';
 import { z } from 'zod';
+
+/** A confirmation (RFC 7800 3.1): a JSON object such as `{"jkt": "..."}`. */
+const ConfirmationSchema = z
+  .record(z.string(), z.json())
+  .transform((confirmation): Confirmation => confirmation);
 
 /**
  * An authorization request that passed every check of `/authorize`: what the interaction steps and the code are
@@ -16,6 +22,8 @@ export const ValidatedAuthorizationSchema = z.object({
   scopes: z.array(z.string()),
   nonce: z.string().optional(),
   prompt: z.array(z.string()),
+  /** The key the code is bound to (RFC 9449 10, `dpop_jkt`), a confirmation such as `{"jkt": "..."}`. */
+  confirmation: ConfirmationSchema.optional(),
 });
 
 export type ValidatedAuthorization = z.infer<typeof ValidatedAuthorizationSchema>;

@@ -46,6 +46,18 @@ describe('clientFromMetadataDocument', () => {
     expect(client.grantTypes).toEqual(['authorization_code', 'refresh_token']);
   });
 
+  it('keeps dpop_bound_access_tokens in the metadata the token endpoint reads (RFC 9449 5.2)', () => {
+    const client = clientFromMetadataDocument(document({ dpop_bound_access_tokens: true }), URL_ID);
+    expect(client.metadata['dpop_bound_access_tokens']).toBe(true);
+  });
+
+  it('refuses a document whose dpop_bound_access_tokens is not a boolean', () => {
+    expect(
+      refusal(() => clientFromMetadataDocument(document({ dpop_bound_access_tokens: 'true' }), URL_ID))
+        .reason,
+    ).toBe('invalid_document');
+  });
+
   it('makes a confidential client of private_key_jwt with jwks_uri', () => {
     const client = clientFromMetadataDocument(
       document({
