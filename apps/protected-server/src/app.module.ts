@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { DPOP_EXTENSION_ID } from '@portcullis/extension-dpop';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
 import { ResourceServerModule } from '@portcullis/resource-server';
+import { DpopModule } from './dpop/dpop.module.js';
 import { envSchema } from './env.schema.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { NotesModule } from './notes/notes.module.js';
@@ -23,6 +25,12 @@ export class AppModule {
         ResourceServerModule.forRoot(resourceServerOptions(config)),
         NotesModule,
         McpModule,
+        DpopModule.forRoot({
+          composed: config.EXTENSIONS.has(DPOP_EXTENSION_ID),
+          nonce: config.DPOP_NONCE,
+          sharedNonces: config.DPOP_NONCE_SECRET !== undefined,
+          store: config.DPOP_REPLAY_STORE,
+        }),
       ],
     });
   }

@@ -1,9 +1,10 @@
 import { baseEnvSchema } from '@portcullis/platform';
 import { EndpointUrlSchema } from '@portcullis/metadata';
 import { canonicalizeResourceUri, issuerIdentifierProblem } from '@portcullis/protocol';
-import { composedExtensionsEnvField } from '@portcullis/resource-server';
+import { composeExtensionsFromEnv, extensionNamesEnvField } from '@portcullis/resource-server';
 import { LATEST_REVISION, REVISIONS } from '@portcullis/revisions';
 import { z } from 'zod';
+import { SharedReplayStore } from './dpop/shared-replay.store.js';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';
 
 /** An empty variable (`RESOURCE_URI=`) counts as unset, so its default applies. */
@@ -92,7 +93,51 @@ export const envSchema = baseEnvSchema({ port: 4100 })
      * Comma-separated names of AVAILABLE_EXTENSIONS, composed into the registry the resource server and the MCP
      * server's `capabilities.extensions` use; unset or empty composes none.
      */
-    EXTENSIONS: composedExtensionsEnvField(AVAILABLE_EXTENSIONS),
+    EXTENSIONS: extensionNamesEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
+    /** With `dpop`: refuse unbound tokens and Bearer presentations (PRM `dpop_bound_access_tokens_required`). */
+    DPOP_REQUIRED: z.preprocess(
+      unsetIfEmpty,
+      z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+    ),
+    /** With `dpop`: require the server's nonce in every proof (RFC 9449 Section 9). */
+    DPOP_NONCE: z.preprocess(unsetIfEmpty, z.enum(['on', 'off'], { error: 'must be on or off' }).optional()),
+    /**
+     * With `DPOP_NONCE=on`: the nonce HMAC key, base64url of at least 32 bytes, the same on every instance; each
+     * process makes its own without it (its nonces are then good at that process only).
+     */
+    DPOP_NONCE_SECRET: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/, 'must be base64url (A-Z a-z 0-9 - _, no padding)')
+        .transform((value) => new Uint8Array(Buffer.from(value, 'base64url')))
+        .refine((secret) => secret.length >= 32, 'must decode to at least 32 bytes')
+        .optional(),
+    ),
+    /** With `dpop`: how far a proof's `iat` may be from now, in seconds (RFC 9449 Section 11.1). */
+    DPOP_PROOF_MAX_AGE: z.preprocess(
+      unsetIfEmpty,
+      z.coerce
+        .number({ error: 'must be a number of seconds' })
+        .int('must be a whole number of seconds')
+        .min(1, 'must be from 1 to 300 seconds')
+        .max(300, 'must be from 1 to 300 seconds')
+        .optional(),
+    ),
+    /** Redis shared by every instance: with `dpop`, the proofs' `jti`s, so a replay to another instance is caught. */
+    REDIS_URL: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .refine((value) => {
+          try {
+            return ['redis:', 'rediss:'].includes(new URL(value).protocol);
+          } catch {
+            return false;
+          }
+        }, 'must be a redis:// or rediss:// URL')
+        .optional(),
+    ),
   })
   .superRefine((env, context) => {
     if (Boolean(env.INTROSPECTION_CLIENT_ID) !== Boolean(env.INTROSPECTION_CLIENT_SECRET)) {
@@ -109,6 +154,40 @@ export const envSchema = baseEnvSchema({ port: 4100 })
         message: 'introspection needs INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET',
       });
     }
-  });
+    if (!env.EXTENSIONS.includes('dpop')) {
+      for (const name of [
+        'DPOP_REQUIRED',
+        'DPOP_NONCE',
+        'DPOP_NONCE_SECRET',
+        'DPOP_PROOF_MAX_AGE',
+      ] as const) {
+        if (env[name] !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            path: [name],
+            message: 'is set but EXTENSIONS does not include dpop',
+          });
+        }
+      }
+    } else if (env.DPOP_NONCE_SECRET !== undefined && env.DPOP_NONCE !== 'on') {
+      context.addIssue({
+        code: 'custom',
+        path: ['DPOP_NONCE_SECRET'],
+        message: 'is set but DPOP_NONCE is not on',
+      });
+    }
+  })
+  .transform((env) => ({
+    ...env,
+    DPOP_REQUIRED: env.DPOP_REQUIRED === 'true',
+    DPOP_NONCE: env.DPOP_NONCE === 'on',
+    DPOP_PROOF_MAX_AGE: env.DPOP_PROOF_MAX_AGE ?? 60,
+    // Only DPoP uses Redis here; the connection opens when the app boots (see DpopReplayModule).
+    DPOP_REPLAY_STORE:
+      env.REDIS_URL !== undefined && env.EXTENSIONS.includes('dpop')
+        ? new SharedReplayStore(env.REDIS_URL)
+        : undefined,
+  }))
+  .transform(composeExtensionsFromEnv(AVAILABLE_EXTENSIONS));
 
 export type Env = z.infer<typeof envSchema>;

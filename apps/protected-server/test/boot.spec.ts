@@ -66,3 +66,51 @@ describe('the protected-server configuration', () => {
     expect(refusal(env)).toContain(message);
   });
 });
+
+describe('the protected-server DPoP configuration', () => {
+  const refusal = (env: Record<string, string>) => {
+    try {
+      AppModule.configure(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('the configuration was accepted');
+  };
+  const secret = Buffer.alloc(32, 7).toString('base64url');
+
+  it.each([
+    [{ DPOP_REQUIRED: 'true' }, 'DPOP_REQUIRED is set but EXTENSIONS does not include dpop'],
+    [{ DPOP_NONCE: 'on' }, 'DPOP_NONCE is set but EXTENSIONS does not include dpop'],
+    [{ EXTENSIONS: 'dpop', DPOP_REQUIRED: 'yes' }, 'DPOP_REQUIRED must be true or false'],
+    [{ EXTENSIONS: 'dpop', DPOP_NONCE: 'true' }, 'DPOP_NONCE must be on or off'],
+    [
+      { EXTENSIONS: 'dpop', DPOP_NONCE: 'on', DPOP_NONCE_SECRET: 'c2hvcnQ' },
+      'DPOP_NONCE_SECRET must decode to at least 32 bytes',
+    ],
+    [
+      { EXTENSIONS: 'dpop', DPOP_NONCE: 'on', DPOP_NONCE_SECRET: `${secret}==` },
+      'DPOP_NONCE_SECRET must be base64url',
+    ],
+    [{ EXTENSIONS: 'dpop', DPOP_NONCE_SECRET: secret }, 'DPOP_NONCE_SECRET is set but DPOP_NONCE is not on'],
+    [{ EXTENSIONS: 'dpop', DPOP_PROOF_MAX_AGE: '301' }, 'DPOP_PROOF_MAX_AGE must be from 1 to 300 seconds'],
+    [{ EXTENSIONS: 'dpop', DPOP_PROOF_MAX_AGE: '0' }, 'DPOP_PROOF_MAX_AGE must be from 1 to 300 seconds'],
+    [
+      { EXTENSIONS: 'dpop', REDIS_URL: 'http://127.0.0.1:6379' },
+      'REDIS_URL must be a redis:// or rediss:// URL',
+    ],
+  ])('refuses %j: %s', (env, message) => {
+    expect(refusal(env)).toContain(message);
+  });
+
+  it('accepts DPoP with every setting', () => {
+    const configured = AppModule.configure({
+      EXTENSIONS: 'dpop',
+      DPOP_REQUIRED: 'true',
+      DPOP_NONCE: 'on',
+      DPOP_NONCE_SECRET: secret,
+      DPOP_PROOF_MAX_AGE: '120',
+    });
+    expect(configured.port).toBe(4100);
+  });
+});

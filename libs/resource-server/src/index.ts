@@ -14,6 +14,9 @@ export {
 } from './config/resource-server.config.js';
 export {
   composedExtensionsEnvField,
+  composeExtensionsFromEnv,
+  extensionNamesEnvField,
+  type ConfiguredExtensionCatalogue,
   type ResourceServerExtensionCatalogue,
 } from './config/extensions.env.js';
 export { RESOURCE_SERVER_CONFIG } from './resource-server.constants.js';
@@ -26,5 +29,6 @@ export { CurrentAuth, authInfoOf } from './auth/current-auth.decorator.js';
 export { TokenVerifier } from './tokens/token-verifier.service.js';
 export { BearerChallengeError } from './errors/bearer-challenge.error.js';
 export { bearerChallenge, type BearerChallengeInput } from './errors/bearer-challenge.js';
+export type { PresentedCredentials } from './auth/checks/authorization-header.check.js';
 export { ResourceServerExceptionFilter } from './errors/resource-server-exception.filter.js';
 export { ProtectedResourceMetadataService } from './metadata/protected-resource-metadata.service.js';

@@ -145,7 +145,7 @@ describe('EXTENSIONS at boot', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toBe(
-      'invalid configuration: EXTENSIONS names unknown extension telepathy (known: client-credentials, enterprise-managed-authorization)',
+      'invalid configuration: EXTENSIONS names unknown extension telepathy (known: client-credentials, dpop, enterprise-managed-authorization)',
     );
   });
 });

@@ -1,3 +1,5 @@
+import type { Confirmation } from '@portcullis/extensions';
+
 /**
  * What a protected handler learns about the request's access token: who, through which client, with which
  * scopes, for which audience, until when. Never the token itself: a handler that holds no token cannot pass it
@@ -22,6 +24,11 @@ export interface AuthInfo {
   readonly expiresAt: number;
   /** The token's identifier (`jti`), when it has one: for audit logs and revocation, never a secret. */
   readonly tokenId?: string;
+  /**
+   * The key the token is bound to (RFC 7800 `cnf`; RFC 9449 Section 6: `{ jkt }` for DPoP), from the JWT or the
+   * introspection answer; absent for an unbound token. The guard checks the request's proof against it.
+   */
+  readonly confirmation?: Confirmation;
   /** How the token was validated. */
   readonly validatedBy: 'jwt' | 'introspection';
 }

@@ -4,13 +4,16 @@
  * Checks, in order:
  * 1. `token-in-query`: no `access_token` in the query string (400 `invalid_request`).
  * 2. `token-in-body`: no `access_token` in the body (400 `invalid_request`).
- * 3. `authorization-header`: at most one `Authorization` field, a well-formed `Bearer` credential when the scheme
- *    is Bearer (400 `invalid_request`).
+ * 3. `authorization-header`: at most one `Authorization` field, a well-formed credential when the scheme is
+ *    Bearer, or the composed proof-of-possession scheme (`DPoP`) (400 `invalid_request`).
  * 4. The scopes the operation needs, from `@RequireScopes` or the route's resolver.
- * 5. No bearer token: 401 with the challenge and no error (RFC 6750 Section 3.1).
+ * 5. No access token: 401 with the challenge and no error (RFC 6750 Section 3.1).
  * 6. The token, through passport and the token verifier: 401 `invalid_token` (or 503 when the authorization
  *    server cannot be reached).
- * 7. Scope sufficiency with the hierarchy (MCP 2026-07-28 "Step-Up Authorization Flow"): 403 `insufficient_scope`
+ * 7. `token-binding`, with a proof-of-possession extension composed: the token's binding against the scheme it
+ *    came with, and the request's proof, on every request (RFC 9449 Section 7): 401 `invalid_token`,
+ *    `invalid_dpop_proof` or `use_dpop_nonce`.
+ * 8. Scope sufficiency with the hierarchy (MCP 2026-07-28 "Step-Up Authorization Flow"): 403 `insufficient_scope`
  *    naming every needed scope.
  * The request then carries the {@link AuthInfo} (see `CurrentAuth`), never the token.
  */
@@ -29,8 +32,10 @@ import {
 } from '../resource-server.constants.js';
 import type { AuthInfo } from './auth-info.js';
 import type { BearerRequest } from './bearer-request.js';
-import { readBearerToken } from './checks/authorization-header.check.js';
+import { httpRequestView } from './request-view.js';
+import { readAccessToken } from './checks/authorization-header.check.js';
 import type { RequestCheck } from './checks/request-check.js';
+import { checkTokenBinding } from './checks/token-binding.check.js';
 import { checkNoTokenInBody } from './checks/token-in-body.check.js';
 import { checkNoTokenInQuery } from './checks/token-in-query.check.js';
 import type { RequiredScopesResolver, RequiredScopesResolverType } from './scope-resolver.js';
@@ -83,6 +88,8 @@ function passportGuardFor(strategyName: string): Type<IAuthGuard> {
 export class BearerAuthGuard implements CanActivate {
   readonly #passport: IAuthGuard;
   readonly #resolvers = new Map<RequiredScopesResolverType, RequiredScopesResolver<unknown>>();
+  // The public origin proofs name (RFC 9449 Section 4.3 item 9): the resource's, never the Host header.
+  readonly #origin: string;
 
   constructor(
     @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
@@ -92,21 +99,25 @@ export class BearerAuthGuard implements CanActivate {
   ) {
     const PassportGuard = passportGuardFor(strategyName);
     this.#passport = new PassportGuard({ session: false, property: AUTH_INFO_PROPERTY });
+    this.#origin = new URL(config.resource).origin;
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<BearerRequest & Record<string | symbol, unknown>>();
     for (const check of REQUEST_CHECKS) check(request);
-    const token = readBearerToken(request);
+    const proof = this.config.extensions.resourceServerProofOfPossession();
+    const credentials = readAccessToken(request, proof?.scheme);
     const required = await this.requiredScopes(context, request);
-    if (token === undefined) throw new BearerChallengeError(undefined, required);
+    if (credentials === undefined) throw new BearerChallengeError(undefined, required);
+    const presentedWith = credentials.scheme;
 
-    const view: PassportView = { headers: { authorization: `Bearer ${token}` } };
+    // Passport validates the token whatever scheme carried it: it is shown the `Bearer` view of the same token.
+    const view: PassportView = { headers: { authorization: `Bearer ${credentials.token}` } };
     request[PASSPORT_VIEW] = view;
     try {
       await this.#passport.canActivate(context);
     } catch (error) {
-      if (error instanceof OAuthError) throw new BearerChallengeError(error, required);
+      if (error instanceof OAuthError) throw new BearerChallengeError(error, required, presentedWith);
       throw error;
     } finally {
       delete request[PASSPORT_VIEW];
@@ -114,10 +125,23 @@ export class BearerAuthGuard implements CanActivate {
     const auth = view[AUTH_INFO_PROPERTY];
     if (!auth) throw new Error('passport accepted the request without an AuthInfo');
 
+    if (proof) {
+      try {
+        await checkTokenBinding(proof, credentials, auth, httpRequestView(request, this.#origin), {
+          resource: this.config.resource,
+          revision: this.config.revision.id,
+        });
+      } catch (error) {
+        if (error instanceof OAuthError) throw new BearerChallengeError(error, required, presentedWith);
+        throw error;
+      }
+    }
+
     if (missingScopes(auth.scopes, required, this.config.scopeHierarchy).length > 0) {
       throw new BearerChallengeError(
         new OAuthError('insufficient_scope', `This operation needs the scope ${formatScope(required)}.`),
         required,
+        presentedWith,
       );
     }
     request[AUTH_INFO_PROPERTY] = auth;

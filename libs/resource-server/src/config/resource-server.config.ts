@@ -208,6 +208,12 @@ export function resolveResourceServerConfig(options: ResourceServerOptions): Res
   if (!Number.isInteger(cacheMaxEntries) || cacheMaxEntries < 1)
     fail('tokens.cacheMaxEntries must be at least 1');
 
+  const extensions = options.extensions ?? ExtensionRegistry.compose([]);
+  const proofScheme = extensions.resourceServerProofOfPossession()?.scheme;
+  if (proofScheme !== undefined && proofScheme.toLowerCase() === 'bearer') {
+    fail('extensions: a proof-of-possession scheme cannot be Bearer (RFC 9449 Section 7.1)');
+  }
+
   return Object.freeze({
     resource,
     metadataUrl,
@@ -217,7 +223,7 @@ export function resolveResourceServerConfig(options: ResourceServerOptions): Res
     scopeHierarchy: resolveHierarchy(options.scopeHierarchy),
     revision: resolveRevision(options.revision),
     ...(options.resourceName ? { resourceName: options.resourceName } : {}),
-    extensions: options.extensions ?? ExtensionRegistry.compose([]),
+    extensions,
     tokens: Object.freeze({
       mode,
       algorithms: Object.freeze(resolveAlgorithms(tokens.algorithms)),

@@ -15,6 +15,23 @@ const BASE: BearerChallengeInput = {
   extensions: ExtensionRegistry.compose([]),
 };
 
+const withProof = ExtensionRegistry.compose([
+  defineExtension({
+    id: 'com.example/proof',
+    version: '1.0.0',
+    resourceServer: {
+      proofOfPossession: {
+        scheme: 'DPoP',
+        challengeParameters: { algs: 'ES256 EdDSA' },
+        algorithms: ['ES256', 'EdDSA'],
+        required: false,
+        binds: (confirmation) => typeof confirmation['jkt'] === 'string',
+        verifyRequest: async () => undefined,
+      },
+    },
+  }),
+]);
+
 describe('bearerChallenge', () => {
   it('answers a request without credentials with resource_metadata and scope, and no error', () => {
     expect(bearerChallenge(BASE)).toBe(
@@ -114,5 +131,56 @@ describe('bearerChallenge', () => {
         revision: '2026-07-28',
       },
     ]);
+  });
+
+  describe('with a proof-of-possession extension composed (RFC 9449 Section 7.1)', () => {
+    it('lists the Bearer challenge first, then the scheme’s, both with resource_metadata and scope', () => {
+      const header = bearerChallenge({ ...BASE, extensions: withProof })!;
+      expect(header).toBe(
+        `Bearer resource_metadata="${METADATA}", scope="notes:read notes:write", ` +
+          `DPoP algs="ES256 EdDSA", resource_metadata="${METADATA}", scope="notes:read notes:write"`,
+      );
+    });
+
+    it('puts the error on the challenge of the scheme the request used', () => {
+      const error = new OAuthError('invalid_dpop_proof', 'bad proof');
+      const [bearer, dpop] = parseWwwAuthenticate(
+        bearerChallenge({ ...BASE, error, extensions: withProof, presentedWith: 'proof' })!,
+      );
+      expect(bearer?.params).toEqual({ resource_metadata: METADATA, scope: 'notes:read notes:write' });
+      expect(dpop?.params).toEqual({
+        error: 'invalid_dpop_proof',
+        algs: 'ES256 EdDSA',
+        scope: 'notes:read notes:write',
+        resource_metadata: METADATA,
+        error_description: 'bad proof',
+      });
+      const [asBearer, other] = parseWwwAuthenticate(
+        bearerChallenge({ ...BASE, error: new OAuthError('invalid_token'), extensions: withProof })!,
+      );
+      expect(asBearer?.params['error']).toBe('invalid_token');
+      expect(other?.params['error']).toBeUndefined();
+    });
+
+    it('names the needed scopes of an insufficient_scope refusal on both challenges', () => {
+      const challenges = parseWwwAuthenticate(
+        bearerChallenge({
+          ...BASE,
+          status: 403,
+          error: new OAuthError('insufficient_scope'),
+          requiredScopes: ['notes:write'],
+          extensions: withProof,
+          presentedWith: 'proof',
+        })!,
+      );
+      expect(challenges.map((challenge) => challenge.params['scope'])).toEqual([
+        'notes:write',
+        'notes:write',
+      ]);
+      expect(challenges.map((challenge) => challenge.params['error'])).toEqual([
+        undefined,
+        'insufficient_scope',
+      ]);
+    });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The `WWW-Authenticate: Bearer` challenge of a refused request.
+ * The `WWW-Authenticate` challenges of a refused request: `Bearer`, and the composed proof-of-possession scheme's
+ * (`DPoP`) beside it.
  *
  * Rules kept here:
  * - RFC 6750 Section 3: the `Bearer` scheme; with no credentials in the request, no `error` (Section 3.1);
@@ -11,6 +12,11 @@
  *   operation needs in one challenge (never one at a time); on a 401 with nothing specific required it is
  *   `scopes_supported`. Only revisions with the `scope-challenge` feature send it. `offline_access` is never
  *   challenged (MCP 2026-07-28 "Refresh Tokens").
+ * - RFC 9449 Section 7.1, RFC 9110 Section 11.6.1: with a proof-of-possession extension composed, the field lists
+ *   two challenges, `Bearer` first and then the extension's scheme with its own parameters (`algs`), both with the
+ *   same `resource_metadata` and `scope`; `error` and `error_description` go on the challenge of the scheme the
+ *   request used (RFC 9449 Section 7.1 example). One field value, comma-separated: clients that read only the
+ *   first scheme and the first `resource_metadata=` still find the Bearer challenge's.
  * - Extensions may add parameters but never one the host keeps (the registry enforces it); values are quoted and
  *   escaped by `formatWwwAuthenticate` (RFC 9110 Section 11.2).
  */
@@ -28,6 +34,8 @@ export interface BearerChallengeInput {
   readonly scopesSupported: readonly string[];
   readonly revision: Revision;
   readonly extensions: ExtensionRegistry;
+  /** The scheme the request presented its token with; its challenge carries the error. Default `bearer`. */
+  readonly presentedWith?: 'bearer' | 'proof';
 }
 
 /**
@@ -52,25 +60,41 @@ export function bearerChallenge(input: BearerChallengeInput): string | undefined
   const withScope = status !== 400 && scopes.length > 0 && input.revision.supports('scope-challenge');
   const scope: Record<string, string> = withScope ? { scope: scopes.join(' ') } : {};
 
-  const params: Record<string, string> = error
-    ? {
-        error: error.code,
-        ...scope,
-        resource_metadata: input.metadataUrl,
-        ...(error.description ? { error_description: error.description } : {}),
-      }
-    : { resource_metadata: input.metadataUrl, ...scope };
+  const proof = input.extensions.resourceServerProofOfPossession();
+  const errorOn = proof !== undefined && input.presentedWith === 'proof' ? 'proof' : 'bearer';
+  const hostParams = (withError: boolean): Record<string, string> =>
+    withError && error
+      ? {
+          error: error.code,
+          ...scope,
+          resource_metadata: input.metadataUrl,
+          ...(error.description ? { error_description: error.description } : {}),
+        }
+      : { resource_metadata: input.metadataUrl, ...scope };
 
-  if (status !== 400) {
-    Object.assign(
-      params,
-      input.extensions.challengeParameters({
-        status,
-        ...(error ? { error: error.code } : {}),
-        resource: input.resource,
-        revision: input.revision.id,
-      }),
-    );
+  const extensionParams =
+    status === 400
+      ? {}
+      : input.extensions.challengeParameters({
+          status,
+          ...(error ? { error: error.code } : {}),
+          resource: input.resource,
+          revision: input.revision.id,
+        });
+
+  const bearer = formatWwwAuthenticate({
+    scheme: 'Bearer',
+    params: { ...hostParams(errorOn === 'bearer'), ...extensionParams },
+  });
+  if (proof === undefined) return bearer;
+
+  // The scheme's own parameters (`algs`) after `error` and before the host's, which they never replace.
+  const host = hostParams(errorOn === 'proof');
+  const { error: errorCode, ...rest } = host;
+  const params: Record<string, string> = errorCode === undefined ? {} : { error: errorCode };
+  for (const [name, value] of Object.entries({ ...proof.challengeParameters, ...extensionParams })) {
+    if (!Object.hasOwn(host, name)) params[name] = value;
   }
-  return formatWwwAuthenticate({ scheme: 'Bearer', params });
+  Object.assign(params, rest);
+  return `${bearer}, ${formatWwwAuthenticate({ scheme: proof.scheme, params })}`;
 }

@@ -3,9 +3,12 @@
  *
  * Rules kept here:
  * - RFC 6750 Section 3: a refused bearer request gets a `WWW-Authenticate: Bearer` challenge (see
- *   `bearer-challenge.ts`) and, when there is an error code, the RFC 6749 Section 5.2 JSON body
- *   `{ error, error_description }`; a request with no credentials gets the challenge alone (RFC 6750 Section 3.1
- *   example). The status comes from the protocol's code-to-status table.
+ *   `bearer-challenge.ts`; with a proof-of-possession extension, its `DPoP` challenge too) and, when there is an
+ *   error code, the RFC 6749 Section 5.2 JSON body `{ error, error_description }`; a request with no credentials
+ *   gets the challenge alone (RFC 6750 Section 3.1 example). The status comes from the protocol's code-to-status
+ *   table (a proof-of-possession error is 401 at a resource, RFC 9449 Section 7.1).
+ * - RFC 9449 Sections 8 and 9: the response header fields an error travels with (`DPoP-Nonce` with
+ *   `use_dpop_nonce`) are written with it.
  * - Every error response is `Cache-Control: no-store`: it depends on the credentials sent.
  * - Anything unexpected is `server_error` (500) with a generic description; the cause is logged, never sent.
  * - What the framework refuses before any handler (no route for the path or method, a body over the limit, a media
@@ -31,6 +34,7 @@ interface ErrorResponse {
   status: number;
   body?: unknown;
   challenge?: string;
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -59,16 +63,19 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
       // Building the challenge failed (an extension broke its contract at run time): fail closed, as a 500.
       response = this.serverError(failure);
     }
-    reply.status(response.status).header('cache-control', 'no-store');
+    reply.status(response.status);
+    for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
+    reply.header('cache-control', 'no-store');
     if (response.challenge) reply.header('www-authenticate', response.challenge);
     if (response.body === undefined) reply.send();
     else reply.type('application/json').send(response.body);
   }
 
   private toResponse(exception: unknown): ErrorResponse {
-    if (exception instanceof BearerChallengeError)
-      return this.oauth(exception.error, exception.requiredScopes);
-    if (exception instanceof OAuthError) return this.oauth(exception, []);
+    if (exception instanceof BearerChallengeError) {
+      return this.oauth(exception.error, exception.requiredScopes, exception.status, exception.presentedWith);
+    }
+    if (exception instanceof OAuthError) return this.oauth(exception, [], exception.status, 'bearer');
     if (exception instanceof HttpException && exception.getStatus() < 500)
       return this.httpException(exception);
     return this.serverError(exception);
@@ -90,9 +97,13 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
     return { status, body: new OAuthError('invalid_request', description).toResponseBody() };
   }
 
-  private oauth(error: OAuthError | undefined, requiredScopes: readonly string[]): ErrorResponse {
+  private oauth(
+    error: OAuthError | undefined,
+    requiredScopes: readonly string[],
+    status: number,
+    presentedWith: 'bearer' | 'proof',
+  ): ErrorResponse {
     if (error?.code === 'server_error') return this.serverError(error.cause ?? error);
-    const status = error?.status ?? 401;
     if (status >= 500) {
       this.logger.warn(`${error?.code}: ${describe(error?.cause ?? error)}`);
     }
@@ -106,10 +117,11 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
       scopesSupported: config.scopesSupported,
       revision: config.revision,
       extensions: config.extensions,
+      presentedWith,
     });
     return {
       status,
-      ...(error ? { body: error.toResponseBody() } : {}),
+      ...(error ? { body: error.toResponseBody(), headers: error.headers } : {}),
       ...(challenge ? { challenge } : {}),
     };
   }
@@ -120,7 +132,6 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
     return { status: error.status, body: error.toResponseBody() };
   }
 }
-
 
 function describe(error: unknown): string {
   if (error instanceof Error) {

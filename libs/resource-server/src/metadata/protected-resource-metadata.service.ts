@@ -7,6 +7,9 @@
  *   Section 3.3 lets clients compare it with the URL they use); `authorization_servers` lists at least one issuer;
  *   `scopes_supported` never lists `offline_access`; `bearer_methods_supported` is `["header"]`, the only method
  *   this resource accepts.
+ * - RFC 9728 Section 2, RFC 9449 Section 7: with a proof-of-possession extension composed, the host writes
+ *   `dpop_signing_alg_values_supported` (the extension's `algorithms`) and `dpop_bound_access_tokens_required`
+ *   (whether it refuses unbound tokens); both are host fields no extension may set.
  * - Extensions add fields, never replace the host's (the registry refuses RFC 9728 member names, and the host's
  *   fields are written last).
  * - The document is checked against `ProtectedResourceMetadataSchema` at boot, so a resource cannot start while
@@ -41,6 +44,7 @@ export class ProtectedResourceMetadataService implements OnModuleInit {
    */
   document(): ProtectedResourceMetadata {
     const { config } = this;
+    const proof = config.extensions.resourceServerProofOfPossession();
     return {
       ...config.extensions.resourceMetadata({ resource: config.resource, revision: config.revision.id }),
       resource: config.resource,
@@ -48,6 +52,12 @@ export class ProtectedResourceMetadataService implements OnModuleInit {
       ...(config.scopesSupported.length > 0 ? { scopes_supported: [...config.scopesSupported] } : {}),
       bearer_methods_supported: ['header'],
       ...(config.resourceName ? { resource_name: config.resourceName } : {}),
+      ...(proof
+        ? {
+            dpop_signing_alg_values_supported: [...proof.algorithms],
+            dpop_bound_access_tokens_required: proof.required,
+          }
+        : {}),
     };
   }
 }

@@ -10,7 +10,9 @@
  * 5. `audience`: `aud` contains this resource's canonical URI.
  * 6. `lifetime`: `exp` present and not passed, `nbf` and `iat` not in the future (with clock skew).
  * 7. `subject-and-client`, `jwt-identifiers`: `sub`, `client_id`, `iat`, `jti`, a valid `scope`.
- * 8. The signature, with the issuer's JWK set (discovered from its metadata), jose re-applying 2-6 to the
+ * 8. `confirmation`: `cnf`, when present, is an object (RFC 7800 Section 3.1); it becomes the `AuthInfo`'s
+ *    confirmation, which the guard checks a proof of possession against (RFC 9449 Section 7).
+ * 9. The signature, with the issuer's JWK set (discovered from its metadata), jose re-applying 2-6 to the
  *    verified payload as a second line of defence.
  */
 import { Inject, Injectable } from '@nestjs/common';
@@ -20,6 +22,7 @@ import type { AuthInfo } from '../auth/auth-info.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
 import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
 import { audiencesOf, checkAudience } from './checks/audience.check.js';
+import { checkConfirmation, confirmationOf } from './checks/confirmation.check.js';
 import { checkIssuer } from './checks/issuer.check.js';
 import { checkAlgorithm } from './checks/jwt-algorithm.check.js';
 import { checkJwtIdentifiers } from './checks/jwt-identifiers.check.js';
@@ -38,6 +41,7 @@ const CLAIM_CHECKS: readonly TokenCheck[] = [
   checkLifetime,
   checkSubjectAndClient,
   checkJwtIdentifiers,
+  checkConfirmation,
 ];
 
 // jose error codes that say something about the token itself; every other failure (no keys, a timeout, a broken
@@ -146,6 +150,7 @@ export class JwtAccessTokenValidator {
 
 function toAuthInfo(payload: JWTPayload, issuer: string): AuthInfo {
   const scope = payload['scope'];
+  const confirmation = confirmationOf(payload);
   return Object.freeze({
     subject: payload.sub as string,
     clientId: payload['client_id'] as string,
@@ -154,6 +159,7 @@ function toAuthInfo(payload: JWTPayload, issuer: string): AuthInfo {
     issuer,
     expiresAt: payload.exp as number,
     ...(typeof payload.jti === 'string' ? { tokenId: payload.jti } : {}),
+    ...(confirmation ? { confirmation } : {}),
     validatedBy: 'jwt' as const,
   });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { OAuthError } from '@portcullis/protocol';
 import type { BearerRequest } from '../bearer-request.js';
-import { readBearerToken } from './authorization-header.check.js';
+import { readAccessToken, readBearerToken } from './authorization-header.check.js';
 
 const withHeader = (authorization: string | undefined, rawHeaders?: string[]): BearerRequest => ({
   headers: authorization === undefined ? {} : { authorization },
@@ -62,6 +62,38 @@ describe('readBearerToken', () => {
           }
         },
       ),
+    );
+  });
+});
+
+describe('readAccessToken with a proof-of-possession scheme composed (RFC 9449 Section 7.1)', () => {
+  it('reads a Bearer credential and a DPoP credential, each with its scheme, in any case', () => {
+    expect(readAccessToken(withHeader('Bearer abc'), 'DPoP')).toEqual({ token: 'abc', scheme: 'bearer' });
+    expect(readAccessToken(withHeader('DPoP abc.def'), 'DPoP')).toEqual({
+      token: 'abc.def',
+      scheme: 'proof',
+    });
+    expect(readAccessToken(withHeader('dpop  abc'), 'DPoP')).toEqual({ token: 'abc', scheme: 'proof' });
+  });
+
+  it('finds no credentials with another scheme, and none for DPoP when no extension provides it', () => {
+    expect(readAccessToken(withHeader('Basic dXNlcjpwYXNz'), 'DPoP')).toBeUndefined();
+    expect(readAccessToken(withHeader('DPoP abc'))).toBeUndefined();
+  });
+
+  it.each(['DPoP', 'DPoP ', 'DPoP a b', 'DPoP a,b', 'DPoP a"b'])(
+    'rejects %j as invalid_request',
+    (header) => {
+      expect(() => readAccessToken(withHeader(header), 'DPoP')).toThrow(
+        expect.objectContaining({ code: 'invalid_request' }) as unknown as Error,
+      );
+    },
+  );
+
+  it('rejects a DPoP and a Bearer field together, one set of credentials only (RFC 9110 Section 11.6.2)', () => {
+    const request = withHeader('DPoP a', ['Authorization', 'DPoP a', 'Authorization', 'Bearer a']);
+    expect(() => readAccessToken(request, 'DPoP')).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }) as unknown as Error,
     );
   });
 });

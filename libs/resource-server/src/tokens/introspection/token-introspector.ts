@@ -7,7 +7,9 @@
  * - RFC 7662 Section 2.2: `active: false`, or anything but `true`, is an invalid token; no other member is read
  *   from an inactive response.
  * - RFC 7662 Section 4: an active token is still checked here: `token_type`, when present, is a bearer access
- *   token; `iss`, when present, is the introspecting issuer; `aud` contains this resource (RFC 8707 Section 2; a
+ *   token, or (RFC 9449 Section 6.2) a token of the composed proof-of-possession scheme (`DPoP`), which must then
+ *   carry its `cnf`; `cnf`, when present, is an object (RFC 7800 Section 3.1) and becomes the token's
+ *   confirmation; `iss`, when present, is the introspecting issuer; `aud` contains this resource (RFC 8707 Section 2; a
  *   response without `aud` is not verifiably meant for this resource); `exp` is present and not passed; `sub`
  *   and `client_id` are present.
  * - An introspection endpoint that refuses the resource server's credentials, or fails, is an outage (503), not
@@ -20,6 +22,7 @@ import type { AuthInfo } from '../../auth/auth-info.js';
 import type { ResourceServerConfig } from '../../config/resource-server.config.js';
 import { RESOURCE_SERVER_CONFIG } from '../../resource-server.constants.js';
 import { audiencesOf, checkAudience } from '../checks/audience.check.js';
+import { checkConfirmation, confirmationOf } from '../checks/confirmation.check.js';
 import { checkLifetime } from '../checks/lifetime.check.js';
 import { checkSubjectAndClient } from '../checks/subject-and-client.check.js';
 import { invalidToken, type TokenCheck, type TokenCheckContext } from '../checks/token-check.js';
@@ -28,7 +31,12 @@ import { fetchJson, UpstreamFetchError } from '../discovery/fetch-json.js';
 
 const IntrospectionResponseSchema = z.looseObject({ active: z.boolean() });
 
-const ACTIVE_TOKEN_CHECKS: readonly TokenCheck[] = [checkAudience, checkLifetime, checkSubjectAndClient];
+const ACTIVE_TOKEN_CHECKS: readonly TokenCheck[] = [
+  checkAudience,
+  checkLifetime,
+  checkSubjectAndClient,
+  checkConfirmation,
+];
 
 // RFC 6749 Section 2.3.1: client_id and client_secret are form-urlencoded before they are joined and encoded.
 function formEncode(value: string): string {
@@ -79,8 +87,13 @@ export class TokenIntrospector {
     if (response.active !== true) throw invalidToken('The access token is not active.');
 
     const { token_type: tokenType, iss } = response;
-    if (tokenType !== undefined && (typeof tokenType !== 'string' || tokenType.toLowerCase() !== 'bearer')) {
+    const proofScheme = this.config.extensions.resourceServerProofOfPossession()?.scheme.toLowerCase();
+    const type = typeof tokenType === 'string' ? tokenType.toLowerCase() : tokenType;
+    if (type !== undefined && type !== 'bearer' && (proofScheme === undefined || type !== proofScheme)) {
       throw invalidToken('The token is not a bearer access token.');
+    }
+    if (type !== undefined && type === proofScheme && response['cnf'] === undefined) {
+      throw invalidToken('The access token is of a proof-of-possession type but names no key.');
     }
     if (iss !== undefined && iss !== settings.issuer) {
       throw invalidToken('The access token was not issued by the introspecting authorization server.');
@@ -95,6 +108,7 @@ export class TokenIntrospector {
     for (const check of ACTIVE_TOKEN_CHECKS) check(response, context);
 
     const scope = response['scope'];
+    const confirmation = confirmationOf(response);
     return Object.freeze({
       subject: response['sub'] as string,
       clientId: response['client_id'] as string,
@@ -103,6 +117,7 @@ export class TokenIntrospector {
       issuer: settings.issuer,
       expiresAt: response['exp'] as number,
       ...(typeof response['jti'] === 'string' ? { tokenId: response['jti'] } : {}),
+      ...(confirmation ? { confirmation } : {}),
       validatedBy: 'introspection' as const,
     });
   }

@@ -1,0 +1,32 @@
+import { verifyDpopProof, memoryReplayStore } from '@portcullis/extension-dpop';
+import { generateKeyPair, exportJWK, SignJWT, calculateJwkThumbprint, importJWK, jwtVerify, decodeProtectedHeader } from 'jose';
+import { randomUUID, createHash } from 'node:crypto';
+const { privateKey, publicKey } = await generateKeyPair('ES256');
+const jwk = await exportJWK(publicKey);
+const jkt = await calculateJwkThumbprint(jwk);
+const token = 'abc.def.ghi';
+const ath = createHash('sha256').update(token).digest('base64url');
+const N = 5000;
+const proofs = [];
+for (let i = 0; i < N; i++) proofs.push(await new SignJWT({ jti: randomUUID(), htm: 'GET', htu: 'http://x/api', iat: Math.floor(Date.now()/1000), ath }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk }).sign(privateKey));
+const store = memoryReplayStore();
+const algorithms = ['ES256','ES384','ES512','PS256','RS256','EdDSA'];
+let t = performance.now();
+for (const p of proofs) await verifyDpopProof([p], { method: 'GET', url: 'http://x/api', accessToken: token, boundTo: jkt, algorithms, maxAgeSeconds: 60, useOnce: (k, e) => store.useOnce(k, e) });
+console.log('verifyDpopProof sequential', ((performance.now() - t) / N * 1000).toFixed(1), 'us/op');
+t = performance.now();
+for (const p of proofs) { const k = await importJWK(jwk, 'ES256'); }
+console.log('importJWK', ((performance.now() - t) / N * 1000).toFixed(1), 'us/op');
+const key = await importJWK(jwk, 'ES256');
+t = performance.now();
+for (const p of proofs) await jwtVerify(p, key, { algorithms: ['ES256'], typ: 'dpop+jwt' });
+console.log('jwtVerify', ((performance.now() - t) / N * 1000).toFixed(1), 'us/op');
+t = performance.now();
+for (const p of proofs) await calculateJwkThumbprint(jwk, 'sha256');
+console.log('thumbprint', ((performance.now() - t) / N * 1000).toFixed(1), 'us/op');
+// concurrency 32
+t = performance.now();
+const store2 = memoryReplayStore();
+let i = 0;
+await Promise.all(Array.from({length: 32}, async () => { while (i < N) { const p = proofs[i++]; await verifyDpopProof([p], { method: 'GET', url: 'http://x/api', accessToken: token, boundTo: jkt, algorithms, maxAgeSeconds: 60, useOnce: (k, e) => store2.useOnce(k, e) }); } }));
+console.log('verifyDpopProof concurrent 32', ((performance.now() - t) / N * 1000).toFixed(1), 'us/op (wall)');
