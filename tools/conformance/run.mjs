@@ -9,6 +9,11 @@
 //      private_key_jwt client authentication, RFC 7523 2.2)
 //   6. `client --scenario auth/enterprise-managed-authorization --spec-version 2026-07-28 --force` (the
 //      enterprise-managed authorization extension, MCP SEP-990: token exchange at an IdP, then the jwt-bearer grant)
+//   7. `client --scenario auth/wif-jwt-bearer --spec-version 2026-07-28 --force` (workload identity federation,
+//      MCP SEP-1933: the workload JWT with the jwt-bearer grant, no registration)
+//   8. `client --scenario auth/dpop --spec-version 2026-07-28 --force` and 9. the same with `auth/dpop-nonce` (DPoP,
+//      MCP SEP-1932 / RFC 9449: a proof at the token request, `Authorization: DPoP` and a fresh proof per MCP
+//      request; the second with the servers' nonces)
 // and prints scenarios passed / failed per run. Exit code 1 when an authorization scenario fails (with --strict:
 // any scored scenario). The suite and the Node 22 it needs are installed under .cache/conformance (git-ignored).
 //
@@ -84,6 +89,40 @@ const RUNS = [
     id: 'enterprise-managed-authorization-2026-07-28',
     title: 'extension enterprise-managed-authorization at 2026-07-28',
     args: ['--scenario', 'auth/enterprise-managed-authorization', '--spec-version', '2026-07-28', '--force'],
+    specVersion: '2026-07-28',
+    strictWarnings: true,
+  },
+  {
+    // Workload identity federation (io.modelcontextprotocol/auth/wif, MCP SEP-1933), off the spec timeline too. The
+    // mock authorization server lists only the jwt-bearer grant and token endpoint auth method `none`, offers no
+    // registration, and hands the client `client_id`, `valid_jwt`, `wrong_audience_jwt` and `expired_jwt` in
+    // MCP_CONFORMANCE_CONTEXT; it verifies the assertion's signature, aud and exp, and warns when a client retries
+    // after a refusal or falls back to another grant.
+    id: 'wif-jwt-bearer-2026-07-28',
+    title: 'extension workload identity federation at 2026-07-28',
+    args: ['--scenario', 'auth/wif-jwt-bearer', '--spec-version', '2026-07-28', '--force'],
+    specVersion: '2026-07-28',
+    strictWarnings: true,
+  },
+  {
+    // DPoP (io.modelcontextprotocol/auth/dpop, MCP SEP-1932, RFC 9449), off the spec timeline too. The mock
+    // authorization server lists dpop_signing_alg_values_supported [ES256] and issues a DPoP-bound JWT (cnf.jkt) to a
+    // token request with a valid proof (htm POST, htu its token endpoint); the mock MCP server challenges with
+    // `WWW-Authenticate: DPoP resource_metadata=…` and checks every POST /mcp for `Authorization: DPoP`, a proof of
+    // the request (htm, htu, ath, the key of cnf.jkt) and a jti never seen before.
+    id: 'dpop-2026-07-28',
+    title: 'extension DPoP at 2026-07-28',
+    args: ['--scenario', 'auth/dpop', '--spec-version', '2026-07-28', '--force'],
+    specVersion: '2026-07-28',
+    strictWarnings: true,
+  },
+  {
+    // The same with nonces: both mock servers answer a proof without their nonce with `use_dpop_nonce` and a
+    // DPoP-Nonce header (400 at the token endpoint, RFC 9449 8; 401 with a DPoP challenge at the MCP server, RFC 9449
+    // 9), and check that the client retries with it.
+    id: 'dpop-nonce-2026-07-28',
+    title: 'extension DPoP with server nonces at 2026-07-28',
+    args: ['--scenario', 'auth/dpop-nonce', '--spec-version', '2026-07-28', '--force'],
     specVersion: '2026-07-28',
     strictWarnings: true,
   },

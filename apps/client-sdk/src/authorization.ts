@@ -13,7 +13,7 @@ import {
   type TokenStore,
   type UserAgent,
 } from '@portcullis/client';
-import { CLIENT_CREDENTIALS, ID_JAG, cliExtensions } from './extensions.js';
+import { CLIENT_CREDENTIALS, ID_JAG, WORKLOAD_IDENTITY, cliExtensions } from './extensions.js';
 import type { GlobalOptions } from './options.js';
 import type { Output } from './output.js';
 
@@ -71,7 +71,7 @@ export function authorizedFetchFor(input: {
   userAgent?: UserAgent;
   /**
    * With `--client-credentials` or `--id-jag` (or the conformance context): where the server lacks the grant,
-   * authorize a user.
+   * authorize a user. Never with `--workload-token`.
    */
   grantStrategyFallback?: 'error' | 'authorization_code';
 }): AuthorizedFetch {
@@ -82,26 +82,27 @@ export function authorizedFetchFor(input: {
       `  · Client ID ${client.clientId} will be bound to the first authorization server used (pass --issuer to name it)`,
     );
   }
-  // `--id-jag` (MCP SEP-990) once its ID token is read, else `--client-credentials` (MCP SEP-1046), else neither.
+  // `--workload-token` (MCP SEP-1933), else `--id-jag` (MCP SEP-990) once its ID token is read, else
+  // `--client-credentials` (MCP SEP-1046), else neither.
   const grantStrategy =
-    options.idJagClient !== undefined
-      ? ID_JAG
-      : options.clientCredentials === true
-        ? CLIENT_CREDENTIALS
-        : undefined;
-  const fallback = input.grantStrategyFallback ?? 'error';
+    options.workloadToken !== undefined
+      ? WORKLOAD_IDENTITY
+      : options.idJagClient !== undefined
+        ? ID_JAG
+        : options.clientCredentials === true
+          ? CLIENT_CREDENTIALS
+          : undefined;
+  // A workload has no user to fall back to: the authorization code flow is never its way (MCP SEP-1933).
+  const fallback = grantStrategy === WORKLOAD_IDENTITY ? 'error' : (input.grantStrategyFallback ?? 'error');
   return createAuthorizedFetch({
     resource: input.serverUrl,
     ...(grantStrategy !== undefined && fallback === 'error'
       ? {}
       : { userAgent: input.userAgent ?? userAgentFor(options, input.output) }),
-    ...(grantStrategy === undefined
-      ? {}
-      : {
-          extensions: cliExtensions(options.idJagClient),
-          grantStrategy,
-          grantStrategyFallback: fallback,
-        }),
+    // Always composed: DPoP (MCP SEP-1932) with servers that offer it, unless `--no-dpop`.
+    extensions: cliExtensions(options.idJagClient, options.workloadToken, options.dpop),
+    proofOfPossession: options.dpop,
+    ...(grantStrategy === undefined ? {} : { grantStrategy, grantStrategyFallback: fallback }),
     store: input.store,
     ...(options.revision === undefined ? {} : { revision: options.revision }),
     ...(client === undefined ? {} : { clientCredentials: client }),

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { ClientAssertionKey } from '@portcullis/client';
 import type { IdJagStrategyOptions } from '@portcullis/extension-enterprise-managed-authorization';
+import type { WorkloadIdentityStrategyOptions } from '@portcullis/extension-workload-identity';
 import { REVISIONS, isRevisionId, type RevisionId } from '@portcullis/revisions';
 
 /** A mistake in the command line itself: printed with the usage, exit code 2. */
@@ -38,6 +39,15 @@ export interface GlobalOptions {
   readonly idpClientSecret: string | undefined;
   /** What `--id-jag` exchanges, once the ID token is read (by the command line before the command runs). */
   readonly idJagClient?: IdJagStrategyOptions | undefined;
+  /** `--workload-token <file>`: the workload's JWT (MCP SEP-1933), read from this file for every token request. */
+  readonly workloadTokenFile: string | undefined;
+  /** Where the workload identity strategy reads the workload JWT from: `--workload-token`, or the conformance context. */
+  readonly workloadToken?: WorkloadIdentityStrategyOptions | undefined;
+  /**
+   * DPoP (RFC 9449, MCP SEP-1932) with authorization servers that offer it; `--no-dpop` turns it off (Bearer tokens
+   * only).
+   */
+  readonly dpop: boolean;
   readonly headless: boolean;
   readonly redirectUri: string | undefined;
   readonly store: string | undefined;
@@ -86,6 +96,14 @@ Options:
   --idp-client-id <id>        with --id-jag: the client's ID at the IdP (the ID token's audience)
   --idp-client-secret <s>     with --id-jag: its secret at the IdP (client_secret_basic); without it the
                               IdP client ID goes in the request body
+  --workload-token <file>     workload identity federation (MCP SEP-1933): present the workload's JWT (a
+                              Kubernetes service account token, a SPIFFE JWT-SVID, a cloud identity token)
+                              from this file, read again for every request, with the jwt-bearer grant
+                              (RFC 7523), as --client-id (the client the server's trust rule names; no
+                              secret); no user, no browser, and a refusal is final (no other grant is tried)
+  --no-dpop                   do not use DPoP (RFC 9449): by default, where the authorization server offers it,
+                              tokens are bound to a key made for the authorization (kept encrypted in the
+                              store with them) and every request carries a proof of it; with this, Bearer only
   --headless                  do not open a browser: follow the authorization redirect without a person
   --redirect-uri <uri>        the redirect URI to use with --headless (default http://127.0.0.1/callback)
   --store <file>              the encrypted token store (default: $PORTCULLIS_HOME/tokens.json,
@@ -120,6 +138,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         'id-token': { type: 'string' },
         'idp-client-id': { type: 'string' },
         'idp-client-secret': { type: 'string' },
+        'workload-token': { type: 'string' },
+        'no-dpop': { type: 'boolean', default: false },
         headless: { type: 'boolean', default: false },
         'redirect-uri': { type: 'string' },
         store: { type: 'string' },
@@ -142,6 +162,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values['client-credentials'] && values['client-id'] === undefined) {
     throw new UsageError('--client-credentials needs --client-id (and its --client-secret)');
   }
+  checkWorkloadTokenOptions(values);
   checkIdJagOptions(values);
   if (values['key-id'] !== undefined && values['private-key'] === undefined) {
     throw new UsageError('--key-id needs --private-key');
@@ -169,6 +190,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       idTokenSource: values['id-token'],
       idpClientId: values['idp-client-id'],
       idpClientSecret: values['idp-client-secret'],
+      workloadTokenFile: values['workload-token'],
+      ...(values['workload-token'] === undefined
+        ? {}
+        : { workloadToken: { tokenFile: values['workload-token'] } }),
+      dpop: !values['no-dpop'],
       headless: values.headless,
       redirectUri: values['redirect-uri'],
       store: values.store,
@@ -201,6 +227,31 @@ function checkIdJagOptions(values: Readonly<Record<string, string | boolean | un
   }
   if (values['idp-client-secret'] !== undefined && values['idp-client-id'] === undefined) {
     throw new UsageError('--idp-client-secret needs --idp-client-id');
+  }
+}
+
+/**
+ * `--workload-token`: one way to obtain tokens, so not with `--id-jag` or `--client-credentials`; the workload's JWT
+ * is its only credential, so no `--client-secret` or `--private-key`; and the SDK names the client with
+ * `--client-id` (the trust rule's client).
+ */
+function checkWorkloadTokenOptions(values: Readonly<Record<string, string | boolean | undefined>>): void {
+  if (values['workload-token'] === undefined) return;
+  if (values['workload-token'] === '') throw new UsageError('--workload-token needs a file');
+  if (values['id-jag'] || values['client-credentials']) {
+    throw new UsageError(
+      `--workload-token and --${values['id-jag'] ? 'id-jag' : 'client-credentials'} are two ways to obtain tokens; give one`,
+    );
+  }
+  if (values['client-secret'] !== undefined || values['private-key'] !== undefined) {
+    throw new UsageError(
+      '--workload-token takes no --client-secret or --private-key: the workload JWT is the only credential',
+    );
+  }
+  if (values['client-id'] === undefined) {
+    throw new UsageError(
+      '--workload-token needs --client-id: the client the authorization server trusts this workload as',
+    );
   }
 }
 

@@ -47,16 +47,26 @@ const ID_JAG_HINTS: Readonly<Record<string, string>> = {
     'The identity provider policy does not grant this client the scope the server asks for; ask its administrator.',
 };
 
+/** For a failure of `--workload-token` (MCP SEP-1933): a `WorkloadIdentityError`, by its code. */
+const WORKLOAD_HINTS: Readonly<Record<string, string>> = {
+  invalid_grant:
+    'The authorization server does not trust this workload JWT (issuer, signature, audience, expiry, or already used); check its trusted issuers and the token the platform projects.',
+  invalid_scope: 'The trust rule for this workload does not allow the scope the server asks for.',
+  unauthorized_client:
+    'No trust rule of the authorization server covers this workload (its sub); ask its administrator.',
+  workload_token_unavailable: 'Check --workload-token: the file the platform projects the workload JWT into.',
+};
+
 /**
  * The first failure of the enterprise-managed authorization strategy in an error's `cause` chain: an `IdJagError`
  * of `@portcullis/extension-enterprise-managed-authorization`, known by its name and code.
  */
-function findIdJagError(error: unknown): { code: string; message: string } | undefined {
+function findIdJagError(error: unknown, name = 'IdJagError'): { code: string; message: string } | undefined {
   const seen = new Set<unknown>();
   let current: unknown = error;
   while (current instanceof Error && !seen.has(current)) {
     const code = (current as { code?: unknown }).code;
-    if (current.name === 'IdJagError' && typeof code === 'string') return { code, message: current.message };
+    if (current.name === name && typeof code === 'string') return { code, message: current.message };
     seen.add(current);
     current = current.cause;
   }
@@ -88,6 +98,14 @@ export class Output {
     if (error instanceof UsageError) {
       this.streams.stderr.write(`portcullis: ${error.message}\n\n${USAGE}`);
       return 2;
+    }
+    // A workload identity refusal first: the SDK may carry it as the cause of its own error.
+    const workload = findIdJagError(error, 'WorkloadIdentityError');
+    if (workload !== undefined) {
+      this.streams.stderr.write(`portcullis: ${workload.message} [${workload.code}]\n`);
+      const hint = WORKLOAD_HINTS[workload.code];
+      if (hint !== undefined) this.streams.stderr.write(`  ${hint}\n`);
+      return 1;
     }
     const known = findPortcullisError(error);
     if (known !== undefined) {

@@ -149,6 +149,55 @@ describe('the portcullis command line against a real MCP server', () => {
   });
 });
 
+describe('DPoP from the command line (RFC 9449, MCP SEP-1932)', () => {
+  let home: string;
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'portcullis-cli-dpop-'));
+  });
+  afterAll(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+  afterEach(async () => {
+    await stack.close();
+  });
+
+  it('binds the tokens to a key of the authorization where the server offers DPoP, and lists them as DPoP-bound without the key', async () => {
+    stack = await startStack({ dpop: true });
+    const env = { PORTCULLIS_HOME: await mkdtemp(join(home, 'home-')) };
+
+    const call = await runCli(['call', stack.mcpUrl, 'notes_list', '--headless'], env);
+    const list = await runCli(['tokens', 'list'], env);
+
+    expect(call.code).toBe(0);
+    expect(call.stdout).toContain('no notes yet');
+    expect(call.stderr).toMatch(/Access token issued by .*DPoP-bound to this authorization's key/);
+    expect(stack.authorizationRequests[0]!.get('dpop_jkt')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(stack.tokenProofs.every((proof) => proof !== undefined)).toBe(true);
+    const authorized = stack.mcpAuthorizations.filter((entry) => entry.scheme !== undefined);
+    expect(authorized.length).toBeGreaterThan(0);
+    expect(authorized.every((entry) => entry.scheme === 'DPoP' && entry.proof)).toBe(true);
+    expect(list.stdout).toContain('token type: DPoP (bound to a key kept encrypted in the store)');
+    expect(list.stdout).not.toMatch(/"d"|"kty"/);
+    expect(await readFile(join(env.PORTCULLIS_HOME, 'tokens.json'), 'utf8')).not.toContain('"kty"');
+  });
+
+  it('sends Bearer tokens and no proof with --no-dpop', async () => {
+    stack = await startStack({ dpop: true });
+    const env = { PORTCULLIS_HOME: await mkdtemp(join(home, 'home-')) };
+
+    const call = await runCli(['call', stack.mcpUrl, 'notes_list', '--headless', '--no-dpop'], env);
+    const list = await runCli(['tokens', 'list'], env);
+
+    expect(call.code).toBe(0);
+    expect(stack.authorizationRequests[0]!.has('dpop_jkt')).toBe(false);
+    expect(stack.tokenProofs).toEqual([undefined]);
+    const authorized = stack.mcpAuthorizations.filter((entry) => entry.scheme !== undefined);
+    expect(authorized.every((entry) => entry.scheme === 'Bearer' && !entry.proof)).toBe(true);
+    expect(list.stdout).toContain('token type: Bearer');
+  });
+});
+
 describe('--private-key: private_key_jwt from the command line (RFC 7523 2.2)', () => {
   let dir: string;
   let stack: Awaited<ReturnType<typeof startStack>> | undefined;
@@ -326,5 +375,6 @@ describe('command line usage errors', () => {
     expect(result.stdout).toContain('conformance <server-url>');
     expect(result.stdout).toContain('--private-key <file>');
     expect(result.stdout).toContain('--key-id <kid>');
+    expect(result.stdout).toContain('--no-dpop');
   });
 });

@@ -15,6 +15,12 @@
  *   are tracked per resource and operation, as that section recommends, and forgotten once the operation succeeds.
  * - Requests to other URLs pass through untouched, and so does a response from outside the resource that a
  *   redirect led to: its challenge is not the resource's.
+ * - RFC 9449 and MCP SEP-1932: with a proof-of-possession extension composed (`extensions`) and not switched off
+ *   (`proofOfPossession: false`), an authorization server that offers DPoP gets DPoP for the whole authorization;
+ *   a DPoP-bound token goes to the resource as `Authorization: DPoP` with a fresh proof on every request
+ *   (`proof/proof-of-possession.ts`). A 401 `use_dpop_nonce` with a `DPoP-Nonce` is answered by sending the request
+ *   once more with a proof carrying the nonce (RFC 9449 Section 9), not by an authorization. A bound token is never
+ *   sent without its proof: without the extension it is treated as unusable, and the 401 that follows renews it.
  */
 import type { ExtensionRegistry } from '@portcullis/extensions';
 import { isClientIdMetadataUrl, isLoopbackClientIdMetadataUrl } from '@portcullis/metadata';
@@ -31,7 +37,14 @@ import { selectGrantStrategy } from './flow/grant-strategy.js';
 import { PortcullisError } from './errors/portcullis-error.js';
 import type { AuthorizationServerSelector, FlowContext } from './flow/authorization-flow.js';
 import { discardBody, type FetchLike } from './http/http.js';
-import { isResourceUrl, sendToResource, toReplayableRequest } from './http/resource-request.js';
+import {
+  bearerCredentials,
+  isResourceUrl,
+  sendToResource,
+  toReplayableRequest,
+  type ResourceCredentials,
+} from './http/resource-request.js';
+import { isKeyBound, ProofOfPossession } from './proof/proof-of-possession.js';
 import { report, type ProgressListener } from './progress.js';
 import { operationKey } from './session/operation-key.js';
 import { ResourceSession } from './session/resource-session.js';
@@ -89,6 +102,11 @@ export interface AuthorizedFetchOptions {
    * `grant_type_unsupported`) or `authorization_code` (run the authorization code flow instead).
    */
   readonly grantStrategyFallback?: 'error' | 'authorization_code';
+  /**
+   * Whether to use the proof of possession (DPoP, RFC 9449) of a composed extension of `extensions` with
+   * authorization servers that offer it; default `true`. `false` obtains and sends Bearer tokens only.
+   */
+  readonly proofOfPossession?: boolean;
 }
 
 /**
@@ -103,6 +121,10 @@ export interface TokenSummary {
   readonly scope: readonly string[];
   readonly expiresAt?: number;
   readonly hasRefreshToken: boolean;
+  /** The access token's type as issued: `Bearer`, or `DPoP` for a sender-constrained token. */
+  readonly tokenType: string;
+  /** Whether the tokens are bound to a key kept with them (DPoP, RFC 9449); the key is never shown. */
+  readonly keyBound: boolean;
 }
 
 /**
@@ -170,6 +192,9 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
       throw new TypeError(`redirect URI ${uri} must be normalised and have no query`);
   }
   const baseFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const popHooks =
+    options.proofOfPossession === false ? undefined : options.extensions?.clientProofOfPossession();
+  const pop = popHooks === undefined ? undefined : new ProofOfPossession(popHooks);
   const maxAttempts = options.maxAuthorizationAttempts ?? 3;
   const servers = new Map<string, Promise<DiscoveredAuthorizationServer>>();
 
@@ -197,6 +222,7 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
     now: options.now ?? Date.now,
     onProgress: options.onProgress,
     grantStrategy,
+    proofOfPossession: pop,
   };
   const session = new ResourceSession(context, (options.refreshSkewSeconds ?? 60) * 1000);
   const stepUpAttempts = new Map<string, number>();
@@ -208,13 +234,34 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
     const operation = operationKey(request.method, request.url, request.body);
     let authorizations = 0;
     let unauthorizedRounds = 0;
+    let nonceRetriedFor: string | undefined;
     for (;;) {
-      const token = (await session.current())?.accessToken;
-      const response = await sendToResource(baseFetch, request, resource, token);
+      const tokens = await session.current();
+      const token = tokens?.accessToken;
+      const credentials = credentialsFor(tokens, pop);
+      const response = await sendToResource(baseFetch, request, resource, credentials?.credentials);
       // A challenge from wherever a redirect led outside the resource is not the resource's to answer.
       if (response.url !== '' && !isResourceUrl(new URL(response.url), resource)) return response;
+      if (
+        response.status === 401 &&
+        pop !== undefined &&
+        credentials?.scheme === pop.scheme &&
+        token !== undefined &&
+        nonceRetriedFor !== token &&
+        pop.asksForNonce(response)
+      ) {
+        // RFC 9449 9: the resource wants its nonce in the proof (remembered from this response); once per token.
+        nonceRetriedFor = token;
+        await discardBody(response);
+        report(
+          context.onProgress,
+          'retry',
+          `Retrying ${request.method} ${request.url.pathname} with the resource's DPoP nonce`,
+        );
+        continue;
+      }
       if (response.status === 401) {
-        const challenge = readBearerChallenge(response);
+        const challenge = readBearerChallenge(response, credentials?.scheme);
         await discardBody(response);
         unauthorizedRounds += 1;
         if (unauthorizedRounds > 2) {
@@ -235,7 +282,7 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
         continue;
       }
       if (response.status === 403) {
-        const challenge = readBearerChallenge(response);
+        const challenge = readBearerChallenge(response, credentials?.scheme);
         if (challenge?.error === 'insufficient_scope') {
           if (authorizations >= maxAttempts || (stepUpAttempts.get(operation) ?? 0) >= maxAttempts) {
             await discardBody(response);
@@ -274,6 +321,24 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
   });
 }
 
+/**
+ * How the stored tokens go to the resource: Bearer, or the proof scheme with a proof for a bound token. A bound
+ * token without the extension to prove it is not sent at all.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-7.1
+ */
+function credentialsFor(
+  tokens: StoredTokenSet | undefined,
+  pop: ProofOfPossession | undefined,
+): { scheme: string; credentials: ResourceCredentials } | undefined {
+  if (tokens === undefined) return undefined;
+  if (pop?.binds(tokens) === true && tokens.proofKey !== undefined) {
+    return { scheme: pop.scheme, credentials: pop.resourceCredentials(tokens.proofKey, tokens.accessToken) };
+  }
+  if (isKeyBound(tokens)) return undefined;
+  return { scheme: 'Bearer', credentials: bearerCredentials(tokens.accessToken) };
+}
+
 function summarize(tokens: StoredTokenSet | undefined): TokenSummary | undefined {
   if (tokens === undefined) return undefined;
   return {
@@ -283,5 +348,7 @@ function summarize(tokens: StoredTokenSet | undefined): TokenSummary | undefined
     scope: tokens.scope,
     ...(tokens.expiresAt === undefined ? {} : { expiresAt: tokens.expiresAt }),
     hasRefreshToken: tokens.refreshToken !== undefined,
+    tokenType: tokens.tokenType,
+    keyBound: isKeyBound(tokens),
   };
 }

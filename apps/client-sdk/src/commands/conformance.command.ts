@@ -12,7 +12,11 @@
  * given a secret uses the client credentials grant (MCP SEP-1046) wherever the server lists it in
  * `grant_types_supported`, and the authorization code flow elsewhere. A context with an enterprise IdP
  * (`idp_id_token`, `idp_token_endpoint`, `idp_client_id`) makes the client exchange that ID token for an ID-JAG and
- * redeem it with the jwt-bearer grant (MCP SEP-990) instead, where the server lists that grant.
+ * redeem it with the jwt-bearer grant (MCP SEP-990) instead, where the server lists that grant. A context with a
+ * workload JWT (`valid_jwt`) makes the client present it with the jwt-bearer grant (MCP SEP-1933), as `client_id`
+ * when the context names one, and nothing else: a refusal ends the run. Wherever the authorization server offers
+ * DPoP (`dpop_signing_alg_values_supported`, MCP SEP-1932), the tokens are DPoP-bound, as with every command (the
+ * command line composes the DPoP client unless `--no-dpop`).
  */
 import {
   CLIENT_ASSERTION_ALGORITHMS,
@@ -27,6 +31,7 @@ import {
   idJagStrategy,
   type IdJagStrategyOptions,
 } from '@portcullis/extension-enterprise-managed-authorization';
+import type { WorkloadIdentityStrategyOptions } from '@portcullis/extension-workload-identity';
 import { isRevisionId, type RevisionId } from '@portcullis/revisions';
 import { authorizedFetchFor, preRegisteredClient } from '../authorization.js';
 import { connectMcp } from '../mcp-session.js';
@@ -43,6 +48,7 @@ interface ConformanceContext {
   readonly idp_id_token?: unknown;
   readonly idp_token_endpoint?: unknown;
   readonly idp_client_id?: unknown;
+  readonly valid_jwt?: unknown;
 }
 
 function readContext(raw: string | undefined): ConformanceContext {
@@ -105,6 +111,18 @@ function contextIdJagClient(context: ConformanceContext): IdJagStrategyOptions |
   return client;
 }
 
+/**
+ * The workload of the context (MCP SEP-1933): its JWT, `valid_jwt`, if the context has one. The other JWTs a
+ * context may carry (`wrong_audience_jwt`, `expired_jwt`) are the server's to refuse, never the client's to send.
+ *
+ * @see https://github.com/modelcontextprotocol/modelcontextprotocol/pull/1933
+ */
+function contextWorkloadToken(context: ConformanceContext): WorkloadIdentityStrategyOptions | undefined {
+  if (typeof context.valid_jwt !== 'string') return undefined;
+  const jwt = context.valid_jwt;
+  return { token: () => jwt };
+}
+
 /** The authorization revision for a protocol version of the suite. */
 export function revisionForProtocolVersion(protocolVersion: string): RevisionId {
   return isRevisionId(protocolVersion) ? protocolVersion : '2026-07-28';
@@ -133,6 +151,9 @@ export const conformanceCommand: Command = async ({ options, positionals, output
       // An ID token in the context: enterprise-managed authorization (MCP SEP-990), with the client above at the MCP
       // authorization server (client_secret_basic with its secret).
       idJagClient: options.idJagClient ?? contextIdJagClient(context),
+      // A workload JWT in the context: workload identity federation (MCP SEP-1933), with the context's client_id and
+      // no client authentication; a refusal is final, never a reason to authorize a user.
+      workloadToken: options.workloadToken ?? contextWorkloadToken(context),
       // A confidential client (a secret in the context) obtains tokens with the client credentials grant where
       // the server lists it (MCP SEP-1046), and authorizes a user otherwise.
       clientCredentials:

@@ -1,3 +1,4 @@
+import type { StoredTokenSet } from '@portcullis/client';
 import { canonicalizeResourceUri } from '@portcullis/protocol';
 import { openTokenStore, tokenStorePath } from '../authorization.js';
 import { UsageError, serverUrlArgument } from '../options.js';
@@ -7,6 +8,13 @@ function describeExpiry(expiresAt: number | undefined, now: number): string {
   if (expiresAt === undefined) return 'no expiry given';
   const seconds = Math.round((expiresAt - now) / 1000);
   return seconds <= 0 ? `expired ${new Date(expiresAt).toISOString()}` : `expires in ${seconds} s`;
+}
+
+/** The token's type, and for a DPoP-bound one that its key is in the store (never the key itself). */
+function describeBinding(entry: StoredTokenSet): string {
+  const type = entry.tokenType.toLowerCase() === 'bearer' ? 'Bearer' : entry.tokenType;
+  if (entry.proofKey === undefined || type === 'Bearer') return `token type: ${type}`;
+  return `token type: ${type} (bound to a key kept encrypted in the store)`;
 }
 
 /**
@@ -22,7 +30,8 @@ export const tokensCommand: Command = async ({ options, positionals, output, env
     for (const entry of entries) {
       output.result(
         `${entry.resource}  issuer ${entry.issuer}  client ${entry.clientId}  scope ${entry.scope.join(' ') || '(none)'}  ` +
-          `${describeExpiry(entry.expiresAt, now)}  refresh token: ${entry.refreshToken === undefined ? 'no' : 'yes'}`,
+          `${describeExpiry(entry.expiresAt, now)}  refresh token: ${entry.refreshToken === undefined ? 'no' : 'yes'}  ` +
+          describeBinding(entry),
       );
     }
     return 0;

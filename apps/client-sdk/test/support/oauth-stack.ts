@@ -7,9 +7,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
+import { memoryReplayStore, verifyDpopProof } from '@portcullis/extension-dpop';
 import { z } from 'zod';
 
 interface Grant {
+  /** The key a DPoP-bound token is bound to. */
+  readonly jkt?: string | undefined;
   readonly scope: readonly string[];
   readonly resource: string | null;
   readonly clientId: string;
@@ -25,6 +28,39 @@ export interface StackOptions {
    * with `client_credentials` listed, it issues a token to any client authenticated with HTTP Basic (RFC 6749 4.4).
    */
   readonly grantTypes?: readonly string[];
+  /**
+   * With the jwt-bearer grant listed: also redeem an assertion sent without client authentication, as a workload
+   * (MCP SEP-1933) named by `client_id`, or refuse every such request with the `refuse` error.
+   */
+  readonly workload?: { readonly refuse?: string };
+  /**
+   * Offer DPoP (RFC 9449): `dpop_signing_alg_values_supported`, a code redeemed with a valid proof gets a token bound
+   * to its key (`token_type` `DPoP`), which the MCP endpoint accepts only as `Authorization: DPoP` with a proof.
+   */
+  readonly dpop?: boolean;
+}
+
+/** Checks a DPoP proof (RFC 9449 4.3) with the extension's own check; the key's thumbprint, or undefined. */
+async function dpopProof(
+  request: IncomingMessage,
+  url: string,
+  replay: ReturnType<typeof memoryReplayStore>,
+  token?: { accessToken: string; jkt: string },
+): Promise<string | undefined> {
+  const header = request.headers['dpop'];
+  try {
+    const proof = await verifyDpopProof(header === undefined ? [] : [header].flat(), {
+      method: request.method ?? '',
+      url,
+      algorithms: ['ES256'],
+      maxAgeSeconds: 60,
+      ...(token === undefined ? {} : { accessToken: token.accessToken, boundTo: token.jkt }),
+      useOnce: (jti, expiresAt) => replay.useOnce(jti, expiresAt),
+    });
+    return proof.jkt;
+  } catch {
+    return undefined;
+  }
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -90,6 +126,11 @@ export async function startStack(options: StackOptions = {}) {
   const registrations: Record<string, unknown>[] = [];
   /** Every JSON-RPC message POSTed to the MCP endpoint, parsed, in order (those answered 401 and 403 too). */
   const mcpMessages: unknown[] = [];
+  /** The `Authorization` scheme and whether a `DPoP` proof came along, for each request to the MCP endpoint. */
+  const mcpAuthorizations: { scheme: string | undefined; proof: boolean }[] = [];
+  /** The `DPoP` proof header of each token request, in the order of `tokenRequests`. */
+  const tokenProofs: (string | undefined)[] = [];
+  const replay = memoryReplayStore();
   const codes = new Map<string, Grant & { challenge: string; redirectUri: string }>();
   const accessTokens = new Map<string, Grant>();
 
@@ -109,6 +150,7 @@ export async function startStack(options: StackOptions = {}) {
         ],
         authorization_response_iss_parameter_supported: true,
         scopes_supported: ['notes:read', 'notes:write', 'offline_access'],
+        ...(options.dpop ? { dpop_signing_alg_values_supported: ['ES256'] } : {}),
         ...(options.grantTypes === undefined ? {} : { grant_types_supported: options.grantTypes }),
       });
     }
@@ -133,16 +175,23 @@ export async function startStack(options: StackOptions = {}) {
       const params = new URLSearchParams(body);
       tokenRequests.push(params);
       tokenAuthorizations.push(request.headers.authorization);
+      tokenProofs.push([request.headers['dpop'] ?? []].flat()[0]);
       const grantType = params.get('grant_type') ?? '';
       if ([JWT_BEARER, CLIENT_CREDENTIALS].includes(grantType) && options.grantTypes?.includes(grantType)) {
         const basic = request.headers.authorization?.match(/^Basic (.+)$/)?.[1];
-        if (basic === undefined) return json(response, 401, { error: 'invalid_client' });
+        const workload = basic === undefined && grantType === JWT_BEARER ? options.workload : undefined;
+        if (workload?.refuse !== undefined) return json(response, 400, { error: workload.refuse });
+        if (basic === undefined && workload === undefined)
+          return json(response, 401, { error: 'invalid_client' });
         if (grantType === JWT_BEARER && !params.get('assertion'))
           return json(response, 400, { error: 'invalid_request' });
         const scope = (params.get('scope') ?? '').split(' ').filter((value) => value !== '');
         const accessToken = `at-${randomBytes(12).toString('hex')}`;
         accessTokens.set(accessToken, {
-          clientId: decodeURIComponent(Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? ''),
+          clientId:
+            basic === undefined
+              ? (params.get('client_id') ?? '')
+              : decodeURIComponent(Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? ''),
           scope,
           resource: params.get('resource'),
         });
@@ -165,11 +214,12 @@ export async function startStack(options: StackOptions = {}) {
       ) {
         return json(response, 400, { error: 'invalid_grant' });
       }
+      const jkt = options.dpop ? await dpopProof(request, `${as.url}/token`, replay) : undefined;
       const accessToken = `at-${randomBytes(12).toString('hex')}`;
-      accessTokens.set(accessToken, code);
+      accessTokens.set(accessToken, { ...code, jkt });
       return json(response, 200, {
         access_token: accessToken,
-        token_type: 'Bearer',
+        token_type: jkt === undefined ? 'Bearer' : 'DPoP',
         expires_in: 3600,
         scope: code.scope.join(' '),
       });
@@ -195,8 +245,15 @@ export async function startStack(options: StackOptions = {}) {
     }
     if (url.pathname !== '/mcp') return json(response, 404, { error: 'not_found' });
     if (request.method === 'POST' && body !== '') mcpMessages.push(JSON.parse(body));
-    const token = request.headers.authorization?.replace(/^Bearer /, '');
-    const grant = token === undefined ? undefined : accessTokens.get(token);
+    const [, scheme, token] = /^(Bearer|DPoP) (.+)$/.exec(request.headers.authorization ?? '') ?? [];
+    mcpAuthorizations.push({ scheme, proof: request.headers['dpop'] !== undefined });
+    let grant = token === undefined ? undefined : accessTokens.get(token);
+    // RFC 9449 7.1: a bound token only as DPoP with a proof of its key; an unbound one only as Bearer.
+    if (grant !== undefined && (grant.jkt !== undefined) !== (scheme === 'DPoP')) grant = undefined;
+    if (grant?.jkt !== undefined && token !== undefined) {
+      const proven = await dpopProof(request, resource, replay, { accessToken: token, jkt: grant.jkt });
+      if (proven === undefined) grant = undefined;
+    }
     if (grant === undefined || grant.resource !== resource) {
       return json(
         response,
@@ -234,8 +291,10 @@ export async function startStack(options: StackOptions = {}) {
     authorizationRequests,
     tokenRequests,
     tokenAuthorizations,
+    tokenProofs,
     registrations,
     mcpMessages,
+    mcpAuthorizations,
     close: async () => {
       await Promise.all([as.close(), mcp.close()]);
     },

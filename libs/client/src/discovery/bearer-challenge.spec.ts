@@ -31,6 +31,32 @@ describe('reading the Bearer challenge (RFC 6750 Section 3, RFC 9728 Section 5.1
     expect(readBearerChallenge(withChallenge('Bearer scope="a  b"'))?.scope).toBeUndefined();
   });
 
+  it('reads a DPoP challenge alone, as a resource that accepts DPoP only sends it (RFC 9449 7.1)', () => {
+    expect(
+      readBearerChallenge(withChallenge('DPoP resource_metadata="https://r.example/m", algs="ES256"')),
+    ).toStrictEqual({ resourceMetadata: 'https://r.example/m' });
+  });
+
+  it('reads a field holding both challenges, each parameter from the first challenge that has it', () => {
+    const header =
+      'Bearer resource_metadata="https://r.example/m", scope="a", DPoP error="insufficient_scope", scope="a b", algs="ES256"';
+    expect(readBearerChallenge(withChallenge(header))).toStrictEqual({
+      resourceMetadata: 'https://r.example/m',
+      scope: ['a'],
+      error: 'insufficient_scope',
+    });
+  });
+
+  it('prefers the challenge of the scheme the token was presented with', () => {
+    const header =
+      'Bearer error="invalid_token", DPoP error="invalid_dpop_proof", resource_metadata="https://r/m"';
+    expect(readBearerChallenge(withChallenge(header), 'DPoP')).toStrictEqual({
+      resourceMetadata: 'https://r/m',
+      error: 'invalid_dpop_proof',
+    });
+    expect(readBearerChallenge(withChallenge(header))?.error).toBe('invalid_token');
+  });
+
   it.each([undefined, 'Basic realm="x"'])('returns undefined without a Bearer challenge (%s)', (value) => {
     expect(readBearerChallenge(withChallenge(value))).toBeUndefined();
   });

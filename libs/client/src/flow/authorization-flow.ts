@@ -13,6 +13,9 @@
  * - MCP 2026-07-28 "Token Handling" and "Authorization Server Binding": once tokens from one issuer are stored for
  *   a resource, token sets for that resource from other issuers or clients are deleted, so they are never
  *   presented again.
+ * - RFC 9449 Sections 5 and 10 (MCP SEP-1932): where the authorization server offers DPoP and a proof-of-possession
+ *   extension is composed, the authorization generates its own key pair before the authorization request, names it
+ *   there (`dpop_jkt`), proves possession of it at the token endpoint and stores it with the tokens.
  */
 import type { ProtectedResourceMetadata } from '@portcullis/metadata';
 import type { Revision } from '@portcullis/revisions';
@@ -34,6 +37,7 @@ import {
 } from '../discovery/resource-metadata.discovery.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { withoutQuery, type FetchLike } from '../http/http.js';
+import { isKeyBound, type ProofOfPossession, type TokenProof } from '../proof/proof-of-possession.js';
 import { report, type ProgressListener } from '../progress.js';
 import type { StoredClient, StoredTokenSet, TokenStore } from '../store/token-store.js';
 import type { UserAgent } from '../user-agent/user-agent.js';
@@ -78,6 +82,8 @@ export interface FlowContext {
   readonly onProgress: ProgressListener | undefined;
   /** An extension's grant strategy to obtain tokens with instead of the authorization code flow. */
   readonly grantStrategy?: SelectedGrantStrategy | undefined;
+  /** The composed proof-of-possession extension (DPoP), unless the caller opted out. */
+  readonly proofOfPossession?: ProofOfPossession | undefined;
 }
 
 /**
@@ -203,12 +209,14 @@ export async function authorize(
       now: context.now,
       onProgress: context.onProgress,
     });
+    const proof = await newTokenProof(context, server);
     const config = openIdClientConfiguration({
       server,
       client,
       revision,
       fetch: context.fetch,
       privateKey: privateKeyFor(context, client),
+      proof,
     });
     const { url, pending } = await buildAuthorizationRequest(config, {
       issuer: server.issuer,
@@ -216,6 +224,7 @@ export async function authorize(
       redirectUri: session.redirectUri,
       resource: resourceMetadata.resource,
       scope,
+      extraParameters: proof === undefined ? {} : await proof.pop.authorizationRequestParameters(proof.key),
     });
     report(
       context.onProgress,
@@ -229,12 +238,13 @@ export async function authorize(
       'callback',
       `Authorization response accepted (state${revision.supports('iss-validation') ? ' and iss' : ''} checked)`,
     );
-    const response = await redeemAuthorizationCode(config, checked, pending);
+    const response = await redeemAuthorizationCode(config, checked, pending, proof);
     const tokens = toStoredTokenSet(response, {
       key: { issuer: server.issuer, resource: context.resource, clientId: client.clientId },
       resourceIndicator: resourceMetadata.resource,
       requestedScope: scope,
       now: context.now(),
+      proofKey: proof?.key,
     });
     await saveAndRetire(context.store, tokens);
     report(context.onProgress, 'token', describeTokens(tokens, client));
@@ -242,6 +252,22 @@ export async function authorize(
   } finally {
     await session.close();
   }
+}
+
+/**
+ * A new key for an authorization at `server`, when a proof-of-possession extension is composed and the server
+ * offers it (RFC 9449 Section 5.1); `undefined` otherwise.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-5
+ */
+export async function newTokenProof(
+  context: FlowContext,
+  server: DiscoveredAuthorizationServer,
+): Promise<TokenProof | undefined> {
+  const pop = context.proofOfPossession;
+  if (pop === undefined) return undefined;
+  const key = await pop.keyFor(server.metadata);
+  return key === undefined ? undefined : { pop, key };
 }
 
 /**
@@ -299,6 +325,12 @@ function describeTokens(tokens: StoredTokenSet, client: ResolvedClient | StoredC
   return (
     `Access token issued by ${tokens.issuer} to ${client.clientId} ` +
     `(scope: ${tokens.scope.length === 0 ? '(none)' : tokens.scope.join(' ')}${expires}` +
-    `${tokens.refreshToken === undefined ? '' : ', with a refresh token'})`
+    `${tokens.refreshToken === undefined ? '' : ', with a refresh token'}${boundDescription(tokens)})`
   );
+}
+
+/** How a progress line describes the binding of a token set (never the key itself). */
+export function boundDescription(tokens: StoredTokenSet): string {
+  if (isKeyBound(tokens)) return `, ${tokens.tokenType}-bound to this authorization's key`;
+  return tokens.proofKey === undefined ? '' : ', a Bearer token although a proof was sent';
 }

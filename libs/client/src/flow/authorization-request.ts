@@ -9,6 +9,7 @@
  *   same per-request record as the PKCE verifier and `state`, before the user-agent is redirected.
  * - OpenID Connect Core Section 11 (as the official MCP TypeScript SDK client does): with `offline_access`,
  *   `prompt=consent` is sent, so the server asks the user to consent to offline access.
+ * - RFC 9449 Section 10: with a DPoP key, `dpop_jkt` names it, binding the code to it.
  */
 import * as oidc from 'openid-client';
 import { formatScope } from '@portcullis/protocol';
@@ -48,11 +49,14 @@ export async function buildAuthorizationRequest(
     redirectUri: string;
     resource: string;
     scope: readonly string[];
+    /** Further parameters, e.g. `dpop_jkt` (RFC 9449 Section 10). */
+    extraParameters?: Readonly<Record<string, string>>;
   },
 ): Promise<{ url: string; pending: PendingAuthorization }> {
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const parameters: Record<string, string> = {
+    ...input.extraParameters,
     redirect_uri: input.redirectUri,
     code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',

@@ -12,6 +12,9 @@
  *   (`client_secret_basic` unless it says otherwise), else `no_client_id`.
  * - RFC 8707 Section 2: every token request carries `resource`, the value the resource metadata published.
  * - RFC 6749 Section 4.4.3: such grants bring no refresh token; an expired token is obtained again the same way.
+ * - RFC 9449 Section 5 (MCP SEP-1932): where the authorization server offers DPoP, each obtained token gets its own
+ *   key pair, every token request of the strategy (`requestToken`) carries a fresh proof (retried once with the
+ *   server's nonce), and the key is stored with the token.
  */
 import * as oidc from 'openid-client';
 import type { ClientGrantStrategy, ExtensionRegistry, TokenResponse } from '@portcullis/extensions';
@@ -19,13 +22,20 @@ import { PortcullisError } from '../errors/portcullis-error.js';
 import { report } from '../progress.js';
 import type { StoredClient, StoredTokenSet } from '../store/token-store.js';
 import type { DiscoveredAuthorizationServer } from '../discovery/authorization-server.discovery.js';
-import { saveAndRetire, type Discovery, type FlowContext } from './authorization-flow.js';
+import {
+  boundDescription,
+  newTokenProof,
+  saveAndRetire,
+  type Discovery,
+  type FlowContext,
+} from './authorization-flow.js';
 import { openIdClientConfiguration } from './openid-client.configuration.js';
 import {
   challengeErrorBody,
   readTokenResponse,
   toStoredTokenSet,
   tokenEndpointError,
+  withNonceRetry,
 } from './token.endpoint.js';
 
 /**
@@ -116,12 +126,14 @@ export async function obtainWithGrantStrategy(
     redirectUris: [],
     registeredAt: context.now(),
   };
+  const proof = await newTokenProof(context, server);
   const config = openIdClientConfiguration({
     server,
     client,
     revision: context.revision,
     fetch: context.fetch,
     privateKey: preRegistered.privateKey,
+    proof,
   });
   report(
     context.onProgress,
@@ -138,12 +150,14 @@ export async function obtainWithGrantStrategy(
     requestToken: async (params): Promise<TokenResponse> => {
       const { grant_type: grantType = selected.strategy.grantType, ...rest } = params;
       try {
-        const answer = await oidc.genericGrantRequest(config, grantType, {
-          ...rest,
-          resource: resourceMetadata.resource,
-        });
+        const answer = await withNonceRetry(proof, () =>
+          oidc.genericGrantRequest(config, grantType, {
+            ...rest,
+            resource: resourceMetadata.resource,
+          }),
+        );
         // Parsed from JSON and checked: every member is a JSON value.
-        return readTokenResponse(answer) as unknown as TokenResponse;
+        return readTokenResponse(answer, proof) as unknown as TokenResponse;
       } catch (error) {
         throw tokenEndpointError(
           await challengeErrorBody(error),
@@ -152,12 +166,13 @@ export async function obtainWithGrantStrategy(
       }
     },
   });
-  const checked = readTokenResponse(response as unknown as oidc.TokenEndpointResponse);
+  const checked = readTokenResponse(response as unknown as oidc.TokenEndpointResponse, proof);
   const tokens = toStoredTokenSet(checked, {
     key: { issuer: server.issuer, resource: context.resource, clientId: client.clientId },
     resourceIndicator: resourceMetadata.resource,
     requestedScope: scope,
     now: context.now(),
+    proofKey: proof?.key,
   });
   // A refresh token is never used with such a grant (RFC 6749 4.4.3): the next token is obtained the same way.
   const { refreshToken: _unused, ...stored } = tokens;
@@ -165,7 +180,7 @@ export async function obtainWithGrantStrategy(
   report(
     context.onProgress,
     'token',
-    `Access token issued by ${stored.issuer} to ${stored.clientId} with the ${selected.strategy.grantType} grant (scope: ${stored.scope.length === 0 ? '(none)' : stored.scope.join(' ')})`,
+    `Access token issued by ${stored.issuer} to ${stored.clientId} with the ${selected.strategy.grantType} grant (scope: ${stored.scope.length === 0 ? '(none)' : stored.scope.join(' ')}${boundDescription(stored)})`,
   );
   return stored;
 }

@@ -15,6 +15,10 @@
  *   decoded Basic credentials without form-decoding them (the conformance suite's mock) do not accept.
  * - RFC 7523 Section 2.2: `private_key_jwt` signs a fresh assertion for every token request with the client's key
  *   (`client-auth/private-key-jwt.ts`); without the key, no request is made (`no_client_id`).
+ * - RFC 9449 Section 5: with a proof key, every request to the token endpoint carries a fresh `DPoP` proof of `POST`
+ *   and the token endpoint URL (with the nonce its server last sent), and the nonce of each response is remembered
+ *   (Section 8). The proofs are this SDK's (through the extension), not openid-client's own DPoP option, so the
+ *   same nonce bookkeeping serves token and resource requests.
  */
 import * as oidc from 'openid-client';
 import type { Revision } from '@portcullis/revisions';
@@ -23,6 +27,7 @@ import { privateKeyJwt } from '../client-auth/private-key-jwt.js';
 import type { DiscoveredAuthorizationServer } from '../discovery/authorization-server.discovery.js';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import type { FetchLike } from '../http/http.js';
+import type { TokenProof } from '../proof/proof-of-possession.js';
 import type { StoredClient } from '../store/token-store.js';
 
 /**
@@ -38,6 +43,8 @@ export function openIdClientConfiguration(input: {
   fetch: FetchLike;
   /** The client's private key, for `private_key_jwt`. */
   privateKey?: ClientAssertionKey | undefined;
+  /** The authorization's proof-of-possession key (DPoP), when it has one. */
+  proof?: TokenProof | undefined;
 }): oidc.Configuration {
   const { server, client, revision } = input;
   const metadata: Record<string, unknown> = { ...server.metadata };
@@ -48,14 +55,28 @@ export function openIdClientConfiguration(input: {
     undefined,
     clientAuthentication(client, server, input.privateKey),
   );
-  config[oidc.customFetch] = (url, options) =>
-    input.fetch(url, {
+  const { proof } = input;
+  const tokenEndpoint = new URL(server.tokenEndpoint);
+  config[oidc.customFetch] = async (url, options) => {
+    const headers = new Headers(options.headers);
+    const target = new URL(url);
+    const proving =
+      proof !== undefined &&
+      options.method === 'POST' &&
+      target.origin === tokenEndpoint.origin &&
+      target.pathname === tokenEndpoint.pathname;
+    if (proving)
+      headers.set(proof.pop.header, await proof.pop.proof(proof.key, { method: 'POST', url: target }));
+    const response = await input.fetch(url, {
       method: options.method,
-      headers: options.headers,
+      headers,
       body: options.body ?? null,
       redirect: 'manual',
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+    if (proving) proof.pop.rememberNonce(target, response);
+    return response;
+  };
   const endpoints = [server.authorizationEndpoint, server.tokenEndpoint];
   if (endpoints.some((endpoint) => new URL(endpoint).protocol === 'http:'))
     oidc.allowInsecureRequests(config);

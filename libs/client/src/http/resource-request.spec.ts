@@ -1,12 +1,18 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { startServer, type RunningServer } from '../../test/support/http-server.js';
-import { isResourceUrl, sendToResource, toReplayableRequest } from './resource-request.js';
+import {
+  isResourceUrl,
+  sendToResource,
+  toReplayableRequest,
+  type ResourceCredentials,
+} from './resource-request.js';
 
 interface Seen {
   readonly server: string;
   readonly method: string;
   readonly url: string;
   readonly authorization: string | undefined;
+  readonly dpop?: string | undefined;
   readonly body: string;
 }
 
@@ -27,6 +33,7 @@ describe('sending requests to the protected resource (MCP "Token Requirements", 
         method: request.method ?? '',
         url: request.url ?? '',
         authorization: request.headers.authorization,
+        ...(request.headers['dpop'] === undefined ? {} : { dpop: String(request.headers['dpop']) }),
         body,
       });
       if (url.pathname.endsWith('/go')) {
@@ -92,6 +99,35 @@ describe('sending requests to the protected resource (MCP "Token Requirements", 
       ['elsewhere', undefined],
       ['resource', undefined],
     ]);
+  });
+
+  it("signs a proof per hop with the hop's method and URL, and drops the token and the proof on a redirect to another origin (RFC 9449 7.1)", async () => {
+    const resource = await recorder('resource');
+    const elsewhere = await recorder('elsewhere');
+    const request = await toReplayableRequest(
+      `${resource.url}/mcp/go?to=${encodeURIComponent(`/mcp/go?status=303&to=${encodeURIComponent(`${elsewhere.url}/x`)}`)}`,
+      { method: 'POST', body: '{}', headers: { dpop: 'caller-set' } },
+    );
+    const hops: string[] = [];
+    const received: number[] = [];
+    const credentials: ResourceCredentials = {
+      headerNames: ['authorization', 'dpop'],
+      headersFor: async (method, url) => {
+        hops.push(`${method} ${url.pathname}`);
+        return { authorization: 'DPoP token-value', dpop: `proof-${hops.length}` };
+      },
+      received: (_url, response) => received.push(response.status),
+    };
+
+    await sendToResource(fetch, request, `${resource.url}/mcp`, credentials);
+
+    expect(hops).toEqual(['POST /mcp/go', 'POST /mcp/go']);
+    expect(seen.map((entry) => [entry.server, entry.method, entry.authorization, entry.dpop])).toEqual([
+      ['resource', 'POST', 'DPoP token-value', 'proof-1'],
+      ['resource', 'POST', 'DPoP token-value', 'proof-2'],
+      ['elsewhere', 'GET', undefined, undefined],
+    ]);
+    expect(received).toEqual([307, 303]);
   });
 
   it('drops the token on a same-origin redirect out of the resource path', async () => {

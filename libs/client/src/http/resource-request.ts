@@ -11,6 +11,9 @@
  *   and 301/302 after a POST, continue as a body-less GET. A caller's `redirect: 'manual'` or `'error'` is kept.
  * - The body is buffered once, so the request can be sent again after an authorization (MCP "Authorization Flow
  *   Steps").
+ * - RFC 9449 Section 7.1: a DPoP-bound token goes as `Authorization: DPoP <token>` with a proof of the hop's own
+ *   method and URL (a fresh one per hop, RFC 9449 Section 4.2); both header fields are subject to the origin rule
+ *   above.
  */
 import type { FetchLike } from './http.js';
 import { discardBody } from './http.js';
@@ -27,6 +30,32 @@ export interface ReplayableRequest {
   readonly body: Uint8Array | undefined;
   readonly redirect: NonNullable<RequestInit['redirect']>;
   readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * How a request to the resource is authorized: the header fields of each hop. A Bearer token is a fixed
+ * `Authorization`; a DPoP-bound one adds a fresh proof per hop (`proof/proof-of-possession.ts`).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-2.1
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-7.1
+ */
+export interface ResourceCredentials {
+  /** The header field names (lower case) `headersFor` sets; removed from any hop that may not carry them. */
+  readonly headerNames: readonly string[];
+  /** The header fields of one hop to the resource. */
+  headersFor(method: string, url: URL): Promise<Readonly<Record<string, string>>>;
+  /** Told of every response of a hop that carried the credentials. */
+  received?(url: URL, response: Response): void;
+}
+
+/**
+ * `Authorization: Bearer <token>`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6750#section-2.1
+ */
+export function bearerCredentials(accessToken: string): ResourceCredentials {
+  const headers = { authorization: `Bearer ${accessToken}` };
+  return { headerNames: ['authorization'], headersFor: async () => headers };
 }
 
 const MAX_REDIRECTS = 20;
@@ -73,7 +102,8 @@ export function isResourceUrl(url: URL, resource: string): boolean {
 }
 
 /**
- * Sends the request with `accessToken` on the resource, following redirects under the rules above.
+ * Sends the request with `credentials` (a Bearer access token, or a DPoP-bound one) on the resource, following
+ * redirects under the rules above.
  *
  * @see https://fetch.spec.whatwg.org/#http-redirect-fetch
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-2.1
@@ -82,8 +112,10 @@ export async function sendToResource(
   fetchFn: FetchLike,
   request: ReplayableRequest,
   resource: string,
-  accessToken: string | undefined,
+  credentials: ResourceCredentials | string | undefined,
 ): Promise<Response> {
+  const authorization = typeof credentials === 'string' ? bearerCredentials(credentials) : credentials;
+  const credentialHeaders = ['authorization', ...(authorization?.headerNames ?? [])];
   let url = request.url;
   let method = request.method;
   let body = request.body;
@@ -91,8 +123,12 @@ export async function sendToResource(
   let tokenAllowed = isResourceUrl(url, resource);
   for (let hop = 0; ; hop += 1) {
     const sent = new Headers(headers);
-    if (tokenAllowed && accessToken !== undefined) sent.set('authorization', `Bearer ${accessToken}`);
-    if (!tokenAllowed) sent.delete('authorization');
+    const carries = tokenAllowed ? authorization : undefined;
+    if (carries !== undefined) {
+      for (const [name, value] of Object.entries(await carries.headersFor(method, url)))
+        sent.set(name, value);
+    }
+    if (!tokenAllowed) for (const name of credentialHeaders) sent.delete(name);
     const response = await fetchFn(url, {
       method,
       headers: sent,
@@ -100,6 +136,7 @@ export async function sendToResource(
       redirect: 'manual',
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
+    carries?.received?.(url, response);
     const location = response.headers.get('location');
     if (request.redirect === 'manual' || !isRedirect(response.status) || location === null) return response;
     if (request.redirect === 'error') {
@@ -123,7 +160,7 @@ export async function sendToResource(
     }
     if (next.origin !== url.origin) {
       tokenAllowed = false;
-      headers.delete('authorization');
+      for (const name of credentialHeaders) headers.delete(name);
     }
     url = next;
     tokenAllowed = tokenAllowed && isResourceUrl(url, resource);

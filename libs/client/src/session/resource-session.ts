@@ -12,10 +12,14 @@
  * - MCP 2026-07-28 "Step-Up Authorization Flow": on `insufficient_scope` (feature `step-up-authorization`) a
  *   re-authorization asks for the union of the scopes requested before and the challenged ones; without a `scope`
  *   in the challenge there is nothing to step up to.
+ * - RFC 9449 Section 5: a refresh of a token set with a proof key proves possession of that same key (a public
+ *   client's refresh token is bound to it), and the refreshed tokens keep it. A step-up is a new authorization with
+ *   a new key. DPoP-bound tokens are never refreshed without their proof: with proof of possession switched off they
+ *   count as dead, and a new authorization replaces them.
  */
 import { privateKeyFor } from '../client-id/client-id.resolver.js';
 import type { BearerChallenge } from '../discovery/bearer-challenge.js';
-import { isPortcullisError } from '../errors/portcullis-error.js';
+import { isPortcullisError, PortcullisError } from '../errors/portcullis-error.js';
 import {
   authorize,
   clientForTokens,
@@ -27,6 +31,7 @@ import {
 import { openIdClientConfiguration } from '../flow/openid-client.configuration.js';
 import { refreshTokenSet, toStoredTokenSet } from '../flow/token.endpoint.js';
 import { report } from '../progress.js';
+import { isKeyBound } from '../proof/proof-of-possession.js';
 import type { StoredTokenSet } from '../store/token-store.js';
 
 /**
@@ -180,16 +185,29 @@ export class ResourceSession {
   async #refresh(tokens: StoredTokenSet): Promise<StoredTokenSet> {
     const server = await this.#context.discoverAuthorizationServer(tokens.issuer);
     const client = await clientForTokens(this.#context, tokens);
+    const pop = this.#context.proofOfPossession;
+    const proof =
+      pop !== undefined && tokens.proofKey !== undefined ? { pop, key: tokens.proofKey } : undefined;
     const config = openIdClientConfiguration({
       server,
       client,
       revision: this.#context.revision,
       fetch: this.#context.fetch,
       privateKey: privateKeyFor(this.#context, client),
+      proof,
     });
     let response;
     try {
-      response = await refreshTokenSet(config, tokens);
+      // Tokens bound to a key this fetch cannot prove (proof of possession switched off since): only a new
+      // authorization helps, so they are treated like a dead refresh token.
+      if (isKeyBound(tokens) && proof === undefined) {
+        throw new PortcullisError(
+          'refresh_rejected',
+          `The tokens from ${tokens.issuer} are bound to a ${tokens.tokenType} key and proof of possession is off; a new authorization is needed.`,
+          { issuer: tokens.issuer },
+        );
+      }
+      response = await refreshTokenSet(config, tokens, proof);
     } catch (error) {
       if (isPortcullisError(error, 'refresh_rejected')) {
         await this.#context.store.deleteTokens({
@@ -206,6 +224,7 @@ export class ResourceSession {
       requestedScope: tokens.requestedScope,
       now: this.#context.now(),
       previous: tokens,
+      proofKey: proof?.key,
     });
     // Persisted before it is returned: the rotated refresh token must survive a crash right after this point.
     await saveAndRetire(this.#context.store, refreshed);

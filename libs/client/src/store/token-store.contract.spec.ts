@@ -84,6 +84,16 @@ describe.each([
     expect(await store.getClient('https://as.example')).toBeUndefined();
   });
 
+  it('keeps the proof-of-possession key with its token set and deletes it with the tokens (RFC 9449)', async () => {
+    const store = await create();
+    const proofKey = { kty: 'EC', crv: 'P-256', x: 'x-value', y: 'y-value', d: 'd-value', alg: 'ES256' };
+    await store.saveTokens(tokens({ tokenType: 'DPoP', proofKey }));
+
+    expect((await store.findTokens('https://mcp.example/mcp'))[0]?.proofKey).toEqual(proofKey);
+    await store.deleteTokens({ resource: 'https://mcp.example/mcp' });
+    expect(await store.listTokens()).toEqual([]);
+  });
+
   it('loses no write when many saves run at once', async () => {
     const store = await create();
     await Promise.all(

@@ -6,7 +6,10 @@
  *   credentials by issuer, so credentials issued by one authorization server are never presented to another.
  * - MCP 2026-07-28 "Refresh Tokens": refresh tokens are kept confidential in storage; a store that persists them
  *   encrypts them (see `FileTokenStore`), and nothing here ever logs them.
+ * - RFC 9449 Section 2: the private key a token set is bound to (DPoP) is part of the token set, kept exactly as
+ *   confidential as its tokens and deleted with them.
  */
+import type { JsonObject } from '@portcullis/extensions';
 
 /**
  * What identifies a token set.
@@ -44,6 +47,12 @@ export interface StoredTokenSet extends TokenSetKey {
   readonly requestedScope: readonly string[];
   /** When the tokens were obtained, in milliseconds since the epoch. */
   readonly obtainedAt: number;
+  /**
+   * The private JWK of the key pair this authorization generated to prove possession with (DPoP, RFC 9449), when
+   * the authorization server offered it: the access token (with `tokenType` `DPoP`) and the refresh token are
+   * bound to it. A secret like the tokens.
+   */
+  readonly proofKey?: JsonObject;
 }
 
 /**

@@ -1,7 +1,10 @@
 // An OAuth 2.1 authorization server on loopback that approves every request without a person, with exact wire
 // behaviour (RFC 8414 metadata, PKCE S256, single-use codes bound to redirect URI, resource and challenge, rotating
-// refresh tokens, RFC 7591 registration) and switches for the misbehaviours the client must refuse.
+// refresh tokens, RFC 7591 registration), DPoP (RFC 9449) when asked, and switches for the misbehaviours the client
+// must refuse.
 import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { DpopChecker, type DpopServerOptions } from './dpop.fixture.js';
 import { sendJson, startServer, type RunningServer } from './http-server.js';
 
 export interface FakeAuthorizationServerOptions {
@@ -25,6 +28,14 @@ export interface FakeAuthorizationServerOptions {
   readonly registerConfidential?: boolean;
   /** Scopes this user may never have: left out of every grant, as a server does for a user without the right. */
   readonly withheldScopes?: readonly string[];
+  /**
+   * Offer DPoP (RFC 9449): `dpop_signing_alg_values_supported`, proofs checked at the token endpoint, tokens bound
+   * to the proof's key (`token_type` `DPoP`), codes bound to `dpop_jkt`, bound refresh tokens redeemed only with a
+   * proof of their key. `issueBearer`: check proofs but issue unbound Bearer tokens (RFC 9449 5.1 allows it).
+   */
+  readonly dpop?: DpopServerOptions & { readonly issueBearer?: boolean };
+  /** Offer the client credentials grant (RFC 6749 4.4) to clients authenticated with HTTP Basic. */
+  readonly clientCredentials?: boolean;
 }
 
 export interface IssuedToken {
@@ -32,6 +43,8 @@ export interface IssuedToken {
   readonly resource: string | undefined;
   readonly clientId: string;
   readonly expiresAt: number;
+  /** The thumbprint of the key the token is bound to (`cnf.jkt`, RFC 9449 6). */
+  readonly jkt?: string;
 }
 
 interface PendingCode {
@@ -40,11 +53,15 @@ interface PendingCode {
   readonly challenge: string;
   readonly scope: readonly string[];
   readonly resource: string | undefined;
+  readonly dpopJkt: string | undefined;
 }
 
 export interface TokenRequestRecord {
   readonly params: URLSearchParams;
   readonly authorization: string | undefined;
+  /** The `DPoP` proof header. */
+  readonly dpop: string | undefined;
+  readonly status: number;
 }
 
 export class FakeAuthorizationServer {
@@ -55,13 +72,17 @@ export class FakeAuthorizationServer {
   readonly #codes = new Map<string, PendingCode>();
   readonly #accessTokens = new Map<string, IssuedToken>();
   readonly #refreshTokens = new Map<string, { token: IssuedToken; used: boolean }>();
+  /** The token endpoint's DPoP checks, when it offers DPoP. */
+  readonly dpop: DpopChecker | undefined;
   #server: RunningServer | undefined;
 
-  private constructor(readonly options: FakeAuthorizationServerOptions) {}
+  private constructor(readonly options: FakeAuthorizationServerOptions) {
+    this.dpop = options.dpop === undefined ? undefined : new DpopChecker(options.dpop);
+  }
 
   static async start(options: FakeAuthorizationServerOptions = {}): Promise<FakeAuthorizationServer> {
     const as = new FakeAuthorizationServer(options);
-    as.#server = await startServer((request, response, body) => {
+    as.#server = await startServer(async (request, response, body) => {
       const url = new URL(request.url ?? '/', as.origin);
       if (request.method === 'GET' && url.pathname === as.metadataPath) {
         as.metadataRequests.push(url.pathname);
@@ -78,9 +99,15 @@ export class FakeAuthorizationServer {
       }
       if (request.method === 'POST' && url.pathname === `${as.issuerPath}/token`) {
         const params = new URLSearchParams(body);
-        as.tokenRequests.push({ params, authorization: request.headers.authorization });
-        const [status, json] = as.#token(params, request.headers.authorization);
-        return sendJson(response, status, json);
+        const [status, json, headers] = await as.#token(params, request.headers);
+        const dpop = request.headers['dpop'];
+        as.tokenRequests.push({
+          params,
+          authorization: request.headers.authorization,
+          dpop: Array.isArray(dpop) ? dpop.join(', ') : dpop,
+          status,
+        });
+        return sendJson(response, status, json, headers);
       }
       if (request.method === 'POST' && url.pathname === `${as.issuerPath}/register`) {
         const metadata = JSON.parse(body) as Record<string, unknown>;
@@ -165,6 +192,10 @@ export class FakeAuthorizationServer {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
       authorization_response_iss_parameter_supported: true,
+      ...(this.options.dpop === undefined ? {} : { dpop_signing_alg_values_supported: ['ES256', 'EdDSA'] }),
+      ...(this.options.clientCredentials
+        ? { grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'] }
+        : {}),
       ...(this.options.scopesSupported === undefined
         ? {}
         : { scopes_supported: this.options.scopesSupported }),
@@ -197,13 +228,32 @@ export class FakeAuthorizationServer {
         .split(' ')
         .filter((scope) => scope !== '' && !(this.options.withheldScopes ?? []).includes(scope)),
       resource: params.get('resource') ?? undefined,
+      dpopJkt: params.get('dpop_jkt') ?? undefined,
     });
     redirect.searchParams.set('code', code);
     return redirect.href;
   }
 
-  #token(params: URLSearchParams, authorization: string | undefined): [number, Record<string, unknown>] {
-    const clientId = params.get('client_id') ?? basicClientId(authorization);
+  async #token(
+    params: URLSearchParams,
+    headers: IncomingHttpHeaders,
+  ): Promise<[number, Record<string, unknown>, Record<string, string>?]> {
+    const clientId = params.get('client_id') ?? basicClientId(headers.authorization);
+    // RFC 9449 5: the proof is checked before anything single-use (the code, the refresh token) is consumed.
+    let jkt: string | undefined;
+    if (this.dpop !== undefined && DpopChecker.carriesProof(headers)) {
+      const outcome = await this.dpop.check(headers, { method: 'POST', url: `${this.issuer}/token` });
+      if (!outcome.ok) {
+        const { error } = outcome;
+        return [
+          error.status,
+          { error: error.code, error_description: error.description },
+          { ...error.headers },
+        ];
+      }
+      jkt = outcome.jkt;
+    }
+    const bind = this.options.dpop?.issueBearer ? undefined : jkt;
     if (params.get('grant_type') === 'authorization_code') {
       const code = this.#codes.get(params.get('code') ?? '');
       this.#codes.delete(params.get('code') ?? '');
@@ -214,11 +264,15 @@ export class FakeAuthorizationServer {
         code.clientId !== clientId ||
         code.redirectUri !== params.get('redirect_uri') ||
         code.challenge !== challenge ||
-        code.resource !== (params.get('resource') ?? undefined)
+        code.resource !== (params.get('resource') ?? undefined) ||
+        (code.dpopJkt !== undefined && code.dpopJkt !== jkt)
       ) {
         return [400, { error: 'invalid_grant' }];
       }
-      return [200, this.#issue({ scope: code.scope, resource: code.resource, clientId, expiresAt: 0 })];
+      return [
+        200,
+        this.#issue({ scope: code.scope, resource: code.resource, clientId, expiresAt: 0, jkt: bind }),
+      ];
     }
     if (params.get('grant_type') === 'refresh_token') {
       const entry = this.#refreshTokens.get(params.get('refresh_token') ?? '');
@@ -226,27 +280,52 @@ export class FakeAuthorizationServer {
         this.options.rejectRefresh ||
         entry === undefined ||
         entry.used ||
-        entry.token.clientId !== clientId
+        entry.token.clientId !== clientId ||
+        // RFC 9449 5.0: a public client's bound refresh token is redeemed only with a proof of its key.
+        (entry.token.jkt !== undefined && entry.token.jkt !== jkt)
       ) {
         return [400, { error: 'invalid_grant' }];
       }
       entry.used = true;
-      return [200, this.#issue({ ...entry.token, resource: params.get('resource') ?? undefined })];
+      return [200, this.#issue({ ...entry.token, resource: params.get('resource') ?? undefined, jkt: bind })];
+    }
+    if (params.get('grant_type') === 'client_credentials' && this.options.clientCredentials) {
+      if (clientId === undefined) return [401, { error: 'invalid_client' }];
+      return [
+        200,
+        this.#issue(
+          {
+            scope: (params.get('scope') ?? '').split(' ').filter((scope) => scope !== ''),
+            resource: params.get('resource') ?? undefined,
+            clientId,
+            expiresAt: 0,
+            jkt: bind,
+          },
+          false,
+        ),
+      ];
     }
     return [400, { error: 'unsupported_grant_type' }];
   }
 
-  #issue(grant: IssuedToken): Record<string, unknown> {
+  #issue(grant: IssuedToken, withRefreshToken = true): Record<string, unknown> {
     const ttl = this.options.accessTokenTtlSeconds ?? 3600;
-    const token: IssuedToken = { ...grant, expiresAt: Date.now() + ttl * 1000 };
+    const { jkt, ...unbound } = grant;
+    const token: IssuedToken = {
+      ...unbound,
+      ...(jkt === undefined ? {} : { jkt }),
+      expiresAt: Date.now() + ttl * 1000,
+    };
     const accessToken = `at-${randomBytes(12).toString('hex')}`;
     this.#accessTokens.set(accessToken, token);
     const refreshToken =
-      this.options.issueRefreshTokens === false ? undefined : `rt-${randomBytes(12).toString('hex')}`;
+      this.options.issueRefreshTokens === false || !withRefreshToken
+        ? undefined
+        : `rt-${randomBytes(12).toString('hex')}`;
     if (refreshToken !== undefined) this.#refreshTokens.set(refreshToken, { token, used: false });
     return {
       access_token: accessToken,
-      token_type: 'Bearer',
+      token_type: token.jkt === undefined ? 'Bearer' : 'DPoP',
       expires_in: ttl,
       ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
       ...(token.scope.length === 0 ? {} : { scope: token.scope.join(' ') }),

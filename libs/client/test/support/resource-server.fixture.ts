@@ -1,6 +1,9 @@
 // A protected resource on loopback: RFC 9728 metadata, and an endpoint that accepts only live bearer tokens issued
-// for its own resource identifier (RFC 8707 audience), answering 401 and 403 with RFC 6750 / RFC 9728 challenges.
+// for its own resource identifier (RFC 8707 audience), answering 401 and 403 with RFC 6750 / RFC 9728 challenges;
+// with `dpop`, DPoP-bound tokens with a proof per request (RFC 9449 7), bound tokens refused as Bearer.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FakeAuthorizationServer } from './authorization-server.fixture.js';
+import { DpopChecker, type DpopServerOptions } from './dpop.fixture.js';
 import { sendJson, startServer, type RunningServer } from './http-server.js';
 
 export interface FakeResourceServerOptions {
@@ -16,25 +19,35 @@ export interface FakeResourceServerOptions {
   readonly challengeScope?: readonly string[];
   /** The scopes an operation needs, from the JSON-RPC body. */
   readonly requiredScopes?: (body: Record<string, unknown>) => readonly string[];
+  /** Accept DPoP-bound tokens, each request with its proof (RFC 9449 7.1). */
+  readonly dpop?: DpopServerOptions;
+  /** The schemes of every challenge, in order; default `Bearer`, then `DPoP` with `dpop`. */
+  readonly challengeSchemes?: readonly string[];
 }
 
 export interface ResourceRequestRecord {
   readonly url: string;
   readonly method: string;
   readonly authorization: string | undefined;
+  /** The `DPoP` proof header. */
+  readonly dpop: string | undefined;
   readonly status: number;
 }
 
 export class FakeResourceServer {
   readonly requests: ResourceRequestRecord[] = [];
   readonly metadataRequests: string[] = [];
+  /** The resource's DPoP checks, with `dpop`. */
+  readonly dpop: DpopChecker | undefined;
   #server: RunningServer | undefined;
 
-  private constructor(readonly options: FakeResourceServerOptions) {}
+  private constructor(readonly options: FakeResourceServerOptions) {
+    this.dpop = options.dpop === undefined ? undefined : new DpopChecker(options.dpop);
+  }
 
   static async start(options: FakeResourceServerOptions): Promise<FakeResourceServer> {
     const rs = new FakeResourceServer(options);
-    rs.#server = await startServer((request, response, body) => {
+    rs.#server = await startServer(async (request, response, body) => {
       const url = new URL(request.url ?? '/', rs.origin);
       if (request.method === 'GET' && url.pathname.startsWith('/.well-known/oauth-protected-resource')) {
         rs.metadataRequests.push(url.pathname);
@@ -42,11 +55,13 @@ export class FakeResourceServer {
         return sendJson(response, 200, rs.#metadata());
       }
       if (url.pathname !== rs.path) return sendJson(response, 404, { error: 'not_found' });
-      const [status, headers, json] = rs.#protected(request.headers.authorization, body);
+      const [status, headers, json] = await rs.#protected(request.method ?? '', url, request.headers, body);
+      const dpop = request.headers['dpop'];
       rs.requests.push({
         url: url.href,
         method: request.method ?? '',
         authorization: request.headers.authorization,
+        dpop: Array.isArray(dpop) ? dpop.join(', ') : dpop,
         status,
       });
       return sendJson(response, status, json, headers);
@@ -104,15 +119,39 @@ export class FakeResourceServer {
     const list = Object.entries(all)
       .filter(([, value]) => value !== undefined)
       .map(([name, value]) => `${name}="${value}"`);
-    return `Bearer ${list.join(', ')}`;
+    const schemes =
+      this.options.challengeSchemes ?? (this.dpop === undefined ? ['Bearer'] : ['Bearer', 'DPoP']);
+    return schemes.map((scheme) => `${scheme} ${list.join(', ')}`).join(', ');
   }
 
-  #protected(
-    authorization: string | undefined,
+  async #protected(
+    method: string,
+    url: URL,
+    headers: IncomingHttpHeaders,
     body: string,
-  ): [number, Record<string, string>, Record<string, unknown>] {
-    const token = authorization?.startsWith('Bearer ') === true ? authorization.slice(7) : undefined;
-    const grant = token === undefined ? undefined : this.#verify(token);
+  ): Promise<[number, Record<string, string>, Record<string, unknown>]> {
+    const [, scheme, presented] = /^(Bearer|DPoP) (.+)$/i.exec(headers.authorization ?? '') ?? [];
+    const dpopScheme = scheme?.toLowerCase() === 'dpop' && this.dpop !== undefined;
+    let grant = presented === undefined ? undefined : this.#verify(presented);
+    // RFC 9449 7.1 and 7.2: a bound token only with the DPoP scheme and a proof; an unbound one only as Bearer.
+    if (grant !== undefined && (grant.jkt !== undefined) !== dpopScheme) grant = undefined;
+    if (grant !== undefined && dpopScheme && this.dpop !== undefined) {
+      const outcome = await this.dpop.check(headers, {
+        method,
+        url: url.href,
+        accessToken: presented as string,
+        boundTo: grant.jkt as string,
+      });
+      if (!outcome.ok) {
+        const { error } = outcome;
+        return [
+          401,
+          { 'www-authenticate': this.#challenge({ error: error.code }), ...error.headers },
+          { error: error.code },
+        ];
+      }
+    }
+    const token = presented;
     if (grant === undefined) {
       const scope = this.options.challengeScope?.join(' ');
       return [
@@ -144,7 +183,7 @@ export class FakeResourceServer {
     return [200, {}, { ok: true, method: message['method'] ?? null, scope: grant.scope }];
   }
 
-  #verify(token: string): { scope: readonly string[] } | undefined {
+  #verify(token: string): { scope: readonly string[]; jkt?: string } | undefined {
     for (const as of this.options.authorizationServers()) {
       const grant = as.verify(token);
       if (grant !== undefined && grant.resource === this.resource) return grant;

@@ -34,6 +34,8 @@ export interface Stack {
 export interface StackOptions {
   /** Extra environment of the authorization server. */
   readonly authorizationServerEnv?: Record<string, string>;
+  /** Extra environment of the protected server. */
+  readonly protectedServerEnv?: Record<string, string>;
   /** Commands run with `portcullis-admin` before the authorization server starts (the embedded database allows one process at a time). */
   readonly before?: (admin: Stack['admin']) => Promise<void>;
 }
@@ -88,6 +90,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       PORT: String(psPort),
       RESOURCE_URI: resource,
       AUTHORIZATION_SERVER: issuer,
+      ...options.protectedServerEnv,
     });
     cleanups.push(() => protectedServer.stop('SIGTERM'));
     await Promise.all([authorizationServer.ready, protectedServer.ready]);

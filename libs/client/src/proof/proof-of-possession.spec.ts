@@ -1,0 +1,56 @@
+import { describe, expect, it } from '@jest/globals';
+import { dpopClient } from '@portcullis/extension-dpop';
+import { decodeJwt } from 'jose';
+import { ProofOfPossession } from './proof-of-possession.js';
+
+function answer(status: number, headers: Record<string, string>): Response {
+  return new Response(null, { status, headers });
+}
+
+describe('the client proof of possession (RFC 9449 sections 4, 8 and 9)', () => {
+  const pop = (): ProofOfPossession => new ProofOfPossession(dpopClient());
+
+  it('makes no key for a server that offers no DPoP algorithm it can use', async () => {
+    expect(await pop().keyFor({})).toBeUndefined();
+    expect(await pop().keyFor({ dpop_signing_alg_values_supported: ['none', 'HS256'] })).toBeUndefined();
+  });
+
+  it('puts the latest nonce of the origin in later proofs to that origin only', async () => {
+    const proofs = pop();
+    const key = (await proofs.keyFor({ dpop_signing_alg_values_supported: ['ES256'] }))!;
+    proofs.rememberNonce('https://as.example/token', answer(400, { 'dpop-nonce': 'first' }));
+    proofs.rememberNonce('https://as.example/other', answer(200, { 'dpop-nonce': 'second' }));
+
+    const here = decodeJwt(await proofs.proof(key, { method: 'POST', url: 'https://as.example/token?x=1' }));
+    const there = decodeJwt(await proofs.proof(key, { method: 'GET', url: 'https://rs.example/mcp' }));
+
+    expect(here).toMatchObject({ htm: 'POST', htu: 'https://as.example/token', nonce: 'second' });
+    expect(there).not.toHaveProperty('nonce');
+  });
+
+  it.each(['has space', 'quote"d', 'back\\slash', ''])(
+    'ignores a nonce outside the RFC 9449 8.1 syntax (%j)',
+    (nonce) => {
+      expect(
+        pop().rememberNonce('https://as.example/token', answer(400, { 'dpop-nonce': nonce })),
+      ).toBeUndefined();
+    },
+  );
+
+  it('sees a nonce request only in a 401 DPoP challenge with use_dpop_nonce and a nonce', () => {
+    const proofs = pop();
+    const challenge = 'Bearer resource_metadata="https://r/m", DPoP error="use_dpop_nonce"';
+    expect(proofs.asksForNonce(answer(401, { 'www-authenticate': challenge, 'dpop-nonce': 'n1' }))).toBe(
+      true,
+    );
+    expect(proofs.asksForNonce(answer(401, { 'www-authenticate': challenge }))).toBe(false);
+    expect(
+      proofs.asksForNonce(
+        answer(401, { 'www-authenticate': 'Bearer error="use_dpop_nonce"', 'dpop-nonce': 'n1' }),
+      ),
+    ).toBe(false);
+    expect(proofs.asksForNonce(answer(403, { 'www-authenticate': challenge, 'dpop-nonce': 'n1' }))).toBe(
+      false,
+    );
+  });
+});
