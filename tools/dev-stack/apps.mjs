@@ -9,7 +9,8 @@ export const APPS = [
   // Loopback client ID metadata documents: the development form `npm run demo` uses (the issuer is loopback).
   // The client credentials extension (MCP SEP-1046), so `portcullis call --client-credentials` works against a
   // client made with `portcullis-admin clients create --grant client_credentials`; enterprise-managed authorization
-  // (MCP SEP-990), redeeming the ID-JAGs of the local enterprise identity provider below.
+  // (MCP SEP-990), redeeming the ID-JAGs of the local enterprise identity provider below; DPoP (MCP SEP-1932, RFC
+  // 9449) offered and not required, so clients without DPoP (the official MCP client) get Bearer tokens as before.
   {
     name: 'authorization-server',
     app: 'authorization-server',
@@ -17,12 +18,14 @@ export const APPS = [
     color: 'cyan',
     env: {
       CIMD_ALLOW_LOOPBACK: 'true',
-      EXTENSIONS: 'client-credentials,enterprise-managed-authorization',
+      EXTENSIONS: 'client-credentials,enterprise-managed-authorization,dpop',
       ENTERPRISE_IDPS: JSON.stringify([{ issuer: ENTERPRISE_IDP, jwks_uri: `${ENTERPRISE_IDP}/jwks` }]),
     },
   },
   // The proxy issues tokens for the protected server too; clients still see the authorization server first. The
-  // extensions the authorization server composes are declared in the MCP capabilities (MCP SEP-2133).
+  // extensions the authorization server composes are declared in the MCP capabilities (MCP SEP-2133). DPoP (MCP
+  // SEP-1932) is accepted but not required, so Bearer-only clients keep working; its replay store is in memory here
+  // (one instance), in Redis under docker/compose.yaml.
   {
     name: 'protected-server',
     app: 'protected-server',
@@ -30,7 +33,7 @@ export const APPS = [
     color: 'magenta',
     env: {
       EXTRA_AUTHORIZATION_SERVERS: 'http://localhost:4200',
-      EXTENSIONS: 'client-credentials,enterprise-managed-authorization',
+      EXTENSIONS: 'client-credentials,enterprise-managed-authorization,dpop',
     },
   },
   { name: 'proxy', app: 'proxy', port: 4200, color: 'yellow', env: {} },
