@@ -32,6 +32,8 @@ describe('OAuthError', () => {
     ['login_required', 400],
     ['account_selection_required', 400],
     ['consent_required', 400],
+    ['invalid_dpop_proof', 400],
+    ['use_dpop_nonce', 400],
   ];
 
   it.each(expectedStatus)('sends %s with HTTP status %i', (code, status) => {
@@ -82,6 +84,12 @@ describe('OAuthError', () => {
     expect(error.description).toBe(wire);
     expect(error.toResponseBody().error_description).toBe(wire);
     expect(wire).toMatch(/^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/u);
+  });
+
+  it('carries the response headers it must travel with, and none by default', () => {
+    const nonce = new OAuthError('use_dpop_nonce', 'nonce', { headers: { 'DPoP-Nonce': 'n-1' } });
+    expect(nonce.headers).toEqual({ 'DPoP-Nonce': 'n-1' });
+    expect(new OAuthError('invalid_grant').headers).toEqual({});
   });
 
   it('keeps a cause for logging without sending it', () => {
