@@ -3,7 +3,8 @@
 //
 // It starts an in-process token issuer (RFC 8414 metadata and a JWK set the server trusts), then the built protected
 // server (apps/protected-server/dist/main.js) with EXTENSIONS=dpop on a temporary embedded database (or
-// --database-url), and drives it with keep-alive connections from undici. Every DPoP proof is signed before the
+// --database-url / BENCH_DATABASE_URL: an existing PostgreSQL database; the embedded one is slow enough to hide the
+// cost of authentication), and drives it with keep-alive connections from undici. Every DPoP proof is signed before the
 // timed window, so the client's signing is not measured; the window ends early if the proofs run out.
 //
 //   npm run bench -- dpop [--quick] [--route notes|mcp] [--connections N] [--seconds S] [--rounds R]
@@ -38,9 +39,9 @@ function options(args) {
     seconds: Number(value('--seconds', quick ? 3 : 10)),
     // Bearer and DPoP windows alternate, so load from elsewhere on the machine weighs on both alike.
     rounds: Number(value('--rounds', quick ? 1 : 3)),
-    warmupSeconds: quick ? 0.5 : 2,
+    warmupSeconds: quick ? 1 : 2,
     redisUrl: redis === true ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : redis,
-    databaseUrl: value('--database-url', undefined),
+    databaseUrl: value('--database-url', process.env.BENCH_DATABASE_URL),
   };
 }
 
