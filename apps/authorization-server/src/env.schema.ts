@@ -1,15 +1,10 @@
-import {
-  authorizationServerEnvFields,
-  checkAuthorizationServerEnv,
-  composeExtensions,
-  extensionsEnvField,
-} from '@portcullis/authorization';
+import { authorizationServerEnvFields, checkAuthorizationServerEnv } from '@portcullis/authorization';
 import {
   IdJagAudiencesSchema,
   TrustedIdentityProvidersSchema,
 } from '@portcullis/extension-enterprise-managed-authorization';
 import { TrustedWorkloadIssuersSchema } from '@portcullis/extension-workload-identity';
-import { baseEnvSchema } from '@portcullis/platform';
+import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
 import { z } from 'zod';
 import { checkDpopEnv, dpopEnvFields } from './dpop.env.js';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';

@@ -1,4 +1,4 @@
-import type { ExtensionCatalogue } from '@portcullis/authorization';
+import type { ExtensionCatalogue } from '@portcullis/platform';
 import { clientCredentialsExtension } from '@portcullis/extension-client-credentials';
 import {
   enterpriseManagedAuthorization,

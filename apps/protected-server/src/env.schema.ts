@@ -1,7 +1,6 @@
-import { baseEnvSchema } from '@portcullis/platform';
+import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
 import { EndpointUrlSchema } from '@portcullis/metadata';
 import { canonicalizeResourceUri, issuerIdentifierProblem } from '@portcullis/protocol';
-import { composeExtensionsFromEnv, extensionNamesEnvField } from '@portcullis/resource-server';
 import { LATEST_REVISION, REVISIONS } from '@portcullis/revisions';
 import { z } from 'zod';
 import { SharedReplayStore } from './dpop/shared-replay.store.js';
@@ -93,7 +92,7 @@ export const envSchema = baseEnvSchema({ port: 4100 })
      * Comma-separated names of AVAILABLE_EXTENSIONS, composed into the registry the resource server and the MCP
      * server's `capabilities.extensions` use; unset or empty composes none.
      */
-    EXTENSIONS: extensionNamesEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
+    EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
     /** With `dpop`: refuse unbound tokens and Bearer presentations (PRM `dpop_bound_access_tokens_required`). */
     DPOP_REQUIRED: z.preprocess(
       unsetIfEmpty,
@@ -188,6 +187,6 @@ export const envSchema = baseEnvSchema({ port: 4100 })
         ? new SharedReplayStore(env.REDIS_URL)
         : undefined,
   }))
-  .transform(composeExtensionsFromEnv(AVAILABLE_EXTENSIONS));
+  .transform(composeExtensions(AVAILABLE_EXTENSIONS));
 
 export type Env = z.infer<typeof envSchema>;

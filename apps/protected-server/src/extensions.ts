@@ -1,7 +1,7 @@
 import { clientCredentialsExtension } from '@portcullis/extension-client-credentials';
 import { dpopExtension, dpopNonces, memoryReplayStore, type ReplayStore } from '@portcullis/extension-dpop';
 import { enterpriseManagedAuthorization } from '@portcullis/extension-enterprise-managed-authorization';
-import type { ConfiguredExtensionCatalogue } from '@portcullis/resource-server';
+import type { ExtensionCatalogue } from '@portcullis/platform';
 
 /** The settings of the extensions below, from the configuration (see the README's configuration table). */
 export interface ExtensionSettings {
@@ -22,7 +22,7 @@ export interface ExtensionSettings {
  * @see https://modelcontextprotocol.io/extensions/overview
  * @see https://modelcontextprotocol.io/seps/2133-extensions
  */
-export const AVAILABLE_EXTENSIONS: ConfiguredExtensionCatalogue<ExtensionSettings> = {
+export const AVAILABLE_EXTENSIONS: ExtensionCatalogue<ExtensionSettings> = {
   // io.modelcontextprotocol/oauth-client-credentials (MCP SEP-1046)
   'client-credentials': clientCredentialsExtension,
   // io.modelcontextprotocol/enterprise-managed-authorization (MCP SEP-990): no identity providers here, the

@@ -1,11 +1,9 @@
 import {
   authorizationServerEnvFields,
   checkAuthorizationServerEnv,
-  composeExtensions,
-  extensionsEnvField,
   IssuerEnvSchema,
 } from '@portcullis/authorization';
-import { baseEnvSchema } from '@portcullis/platform';
+import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
 import { isScopeToken } from '@portcullis/protocol';
 import { z } from 'zod';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';

@@ -1,5 +1,5 @@
 import { clientCredentialsExtension } from '@portcullis/extension-client-credentials';
-import type { ExtensionCatalogue } from '@portcullis/authorization';
+import type { ExtensionCatalogue } from '@portcullis/platform';
 
 /**
  * The extensions this app can compose, by the name `EXTENSIONS` uses (comma-separated; see the README's

@@ -102,4 +102,3 @@ export {
   type AuthorizationServerEnv,
   type AuthorizationServerHostOptions,
 } from './config/authorization-server.env.js';
-export { composeExtensions, extensionsEnvField, type ExtensionCatalogue } from './config/extensions.env.js';

@@ -15,3 +15,4 @@ export { PlatformModule } from './platform.module.js';
 export type { PlatformModuleOptions } from './platform.module.js';
 export { APP_CONFIG, configureApp } from './configure-app.js';
 export type { ConfigureAppOptions } from './configure-app.js';
+export { composeExtensions, extensionsEnvField, type ExtensionCatalogue } from './extensions.env.js';

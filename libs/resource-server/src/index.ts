@@ -12,13 +12,6 @@ export {
   type ResolvedTokenOptions,
   type ResourceServerConfig,
 } from './config/resource-server.config.js';
-export {
-  composedExtensionsEnvField,
-  composeExtensionsFromEnv,
-  extensionNamesEnvField,
-  type ConfiguredExtensionCatalogue,
-  type ResourceServerExtensionCatalogue,
-} from './config/extensions.env.js';
 export { RESOURCE_SERVER_CONFIG } from './resource-server.constants.js';
 export type { AuthInfo } from './auth/auth-info.js';
 export type { BearerRequest } from './auth/bearer-request.js';

@@ -9,7 +9,8 @@ import { z } from 'zod';
 /**
  * The extensions an app can compose, by the name `EXTENSIONS` uses: an extension, or a function of the app's parsed
  * configuration that makes one (for an extension with settings of its own, such as the identity providers it
- * trusts). The app decides which packages it offers; this lib names none.
+ * trusts, or DPoP's nonces and replay store). The app decides which packages it offers; this lib names none. The
+ * authorization server, the proxy and the protected server read their `EXTENSIONS` with it.
  *
  * @see https://modelcontextprotocol.io/extensions/overview
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { defineExtension } from '@portcullis/extensions';
 import { z } from 'zod';
-import { composedExtensionsEnvField } from './extensions.env.js';
+import { composeExtensions, extensionsEnvField } from './extensions.env.js';
 
 const alpha = defineExtension({ id: 'com.example/alpha', version: '1.0.0' });
 const beta = defineExtension({
@@ -16,7 +16,10 @@ const rival = defineExtension({
   resourceServer: { metadata: { beta_supported: false } },
 });
 
-const schema = z.object({ EXTENSIONS: composedExtensionsEnvField({ alpha, beta, rival }) });
+const catalogue = { alpha, beta, rival };
+const schema = z
+  .object({ EXTENSIONS: extensionsEnvField(Object.keys(catalogue)) })
+  .transform(composeExtensions(catalogue));
 
 function issues(value: string): string[] {
   const result = schema.safeParse({ EXTENSIONS: value });
@@ -24,7 +27,7 @@ function issues(value: string): string[] {
   return result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
 }
 
-describe('composedExtensionsEnvField', () => {
+describe('extensionsEnvField then composeExtensions', () => {
   it('composes none when unset or blank', () => {
     expect(schema.parse({}).EXTENSIONS.list()).toEqual([]);
     expect(schema.parse({ EXTENSIONS: ' , ' }).EXTENSIONS.list()).toEqual([]);
