@@ -65,3 +65,4 @@ export type {
   ClientIdMetadataDocumentRule,
   ClientIdMetadataDocumentViolation,
 } from './client-id-metadata-document/violation.js';
+export { jsonListEnvSchema } from './schemas/json-list-env.schema.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonListEnvSchema } from '../json-list.env.js';
+import { jsonListEnvSchema } from '@portcullis/metadata';
 
 /** A JWK Set of asymmetric public keys (RFC 7517 5): what an IdP signs ID-JAGs with. */
 const PublicJwkSetSchema = z.object({

@@ -1,7 +1,7 @@
 import { isScopeToken } from '@portcullis/protocol';
 import { z } from 'zod';
 import { EndpointSchema } from '../authorization-server/trusted-identity-providers.js';
-import { jsonListEnvSchema } from '../json-list.env.js';
+import { jsonListEnvSchema } from '@portcullis/metadata';
 
 /** A space-separated list of scope tokens (RFC 6749 3.3), at least one. */
 const ScopeSchema = z

@@ -1,6 +1,6 @@
 import { isScopeToken } from '@portcullis/protocol';
 import { z } from 'zod';
-import { jsonListEnvSchema } from '../json-list.env.js';
+import { jsonListEnvSchema } from '@portcullis/metadata';
 
 /** A JWK Set of asymmetric public keys (RFC 7517 5): what a workload platform signs its JWTs with. */
 const PublicJwkSetSchema = z.object({

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /**
  * An environment variable holding a JSON array of `item`s, each named once by `key`: unset or blank is none; text
- * that is not JSON, an item the schema refuses, or a key named twice is one issue that says which.
+ * that is not JSON, an item the schema refuses, or a key named twice is one issue that says which. For extensions'
+ * settings such as the trusted issuers of enterprise-managed authorization and of workload identity federation.
  */
 export function jsonListEnvSchema<Item extends z.ZodType>(
   item: Item,
