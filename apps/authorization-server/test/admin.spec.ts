@@ -10,6 +10,7 @@ import {
   verifyClientSecret,
   verifyPassword,
 } from '@portcullis/authorization';
+import { UnitOfWork } from '@portcullis/persistence';
 import { startDatabase, type TestDatabase } from '@portcullis/testing';
 import { runAdmin } from '../src/admin/admin.js';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -313,7 +314,7 @@ describe('portcullis-admin users and keys', () => {
         expiresAt: new Date(Date.now() + 3_600_000),
       },
     });
-    const grants = new GrantRepository(prisma());
+    const grants = new GrantRepository(new UnitOfWork(prisma()));
     const grantId = randomUUID();
     await prisma().authorizationGrant.create({
       data: {

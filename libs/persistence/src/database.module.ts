@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { openDatabase, type Database, type DatabaseTarget } from './database.js';
 import { PrismaClient } from './generated/prisma/client.js';
+import { UnitOfWork } from './unit-of-work.js';
 
 /** Injection token of the open {@link Database}. */
 export const DATABASE = 'portcullis:database';
@@ -19,7 +20,7 @@ export interface DatabaseModuleOptions {
 
 /**
  * Opens the database at boot (PostgreSQL or embedded PGlite), applies pending migrations before the app
- * listens, provides the {@link Database} and its `PrismaClient`, and closes it when the app shuts down.
+ * listens, provides the {@link Database}, its `PrismaClient` and a {@link UnitOfWork} over it, and closes it when the app shuts down.
  */
 @Global()
 @Module({})
@@ -43,8 +44,13 @@ export class DatabaseModule implements OnApplicationShutdown {
           },
         },
         { provide: PrismaClient, useFactory: (database: Database) => database.prisma, inject: [DATABASE] },
+        {
+          provide: UnitOfWork,
+          useFactory: (prisma: PrismaClient) => new UnitOfWork(prisma),
+          inject: [PrismaClient],
+        },
       ],
-      exports: [DATABASE, PrismaClient],
+      exports: [DATABASE, PrismaClient, UnitOfWork],
     };
   }
 

@@ -7,6 +7,27 @@ import { PrismaClient } from './generated/prisma/client.js';
 import { migrate, pendingMigrations, type MigrationLogger } from './migrator/migrator.js';
 import { pgliteSession, pgSession, type SqlSession } from './migrator/sql-session.js';
 import { redactDatabaseUrl } from './redact-url.js';
+import { translateDatabaseError } from './unavailable.js';
+
+/**
+ * The client whose every statement that fails because the database cannot be reached rejects with a
+ * `DatabaseUnavailableError` (503 `temporarily_unavailable` with `Retry-After`), whichever repository made it, so no
+ * request answers 500 for an outage.
+ */
+function translatingErrors(prisma: PrismaClient): PrismaClient {
+  return prisma.$extends({
+    name: 'portcullis-database-unavailable',
+    query: {
+      async $allOperations({ args, query }) {
+        try {
+          return await query(args);
+        } catch (error) {
+          throw translateDatabaseError(error);
+        }
+      },
+    },
+  }) as unknown as PrismaClient;
+}
 
 /** Where the data lives: a PostgreSQL server, an embedded PGlite directory, or an already open PGlite. */
 export type DatabaseTarget = { url: string } | { pgliteDir: string } | { pglite: PGlite };
@@ -75,13 +96,17 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   };
   // Connect once up front so a wrong URL fails the boot with a clear message, not on the first request.
   await (await connect()).end();
-  const prisma = new PrismaClient({
-    adapter: new PrismaPg({
-      connectionString: url,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 5_000,
+  const prisma = translatingErrors(
+    new PrismaClient({
+      adapter: new PrismaPg({
+        connectionString: url,
+        max: options.poolSize ?? 10,
+        // A request waits this long for a connection while the database is away, then answers 503.
+        connectionTimeoutMillis: 2_000,
+        keepAlive: true,
+      }),
     }),
-  });
+  );
   const withSession = async <T>(fn: (session: SqlSession) => Promise<T>): Promise<T> => {
     const client = await connect();
     try {
@@ -130,7 +155,7 @@ async function openEmbedded(
     }
     description = `embedded PGlite at ${target.pgliteDir}`;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const prisma = translatingErrors(new PrismaClient({ adapter: new PrismaPGlite(pglite) }));
   const ownsInstance = !('pglite' in target);
   return {
     kind: 'embedded',

@@ -1,6 +1,14 @@
 export { openDatabase, DatabaseConnectionError } from './database.js';
 export type { Database, DatabaseTarget, OpenDatabaseOptions } from './database.js';
 export { DatabaseModule, DATABASE } from './database.module.js';
+export { UnitOfWork } from './unit-of-work.js';
+export {
+  DATABASE_RETRY_AFTER_SECONDS,
+  DatabaseUnavailableError,
+  isDatabaseUnavailable,
+  translateDatabaseError,
+} from './unavailable.js';
+export type { Db, UnitOfWorkTimeouts } from './unit-of-work.js';
 export type { DatabaseModuleOptions } from './database.module.js';
 export { acquireEmbeddedLock, EmbeddedDatabaseBusyError } from './embedded-lock.js';
 export type { EmbeddedLock } from './embedded-lock.js';

@@ -7,6 +7,7 @@ import {
   hashClientSecret,
 } from '@portcullis/authorization';
 import { safeUrl } from '@portcullis/metadata';
+import { UnitOfWork } from '@portcullis/persistence';
 import { canonicalizeResourceUri } from '@portcullis/protocol';
 import type { AdminCommand } from './admin-command.js';
 import { clientKeys } from './client-keys.js';
@@ -174,7 +175,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
     if (!argument) return fail('clients delete needs a CLIENT_ID', 2);
     if (!(await new ClientRepository(prisma).delete(argument))) return fail(`no client ${argument}`);
     // Its refresh tokens could no longer be used anyway; its access tokens must stop introspecting as active.
-    const grants = await new GrantRepository(prisma).revokeGrantsOf({ clientId: argument });
+    const grants = await new GrantRepository(new UnitOfWork(prisma)).revokeGrantsOf({ clientId: argument });
     print(`deleted client ${argument} (${grants} grant(s) revoked)`, {
       deleted: argument,
       revoked_grants: grants,

@@ -1,4 +1,9 @@
-import { SigningKeyRepository, SigningKeysService, type SigningKeyInfo } from '@portcullis/authorization';
+import {
+  authorizationServerOptionsFromEnv,
+  SigningKeyRepository,
+  SigningKeysService,
+  type SigningKeyInfo,
+} from '@portcullis/authorization';
 import type { AdminCommand, AdminContext } from './admin-command.js';
 
 /** `keys rotate|list`: the signing keys every instance shares through the database. */
@@ -43,18 +48,11 @@ export const KEY_COMMANDS: Readonly<Record<string, AdminCommand>> = {
 
 /** The key service outside Nest: the same rules and lifetimes as the server, from the same variables. */
 function signingKeys({ prisma, config }: AdminContext): SigningKeysService {
+  const { lifetimes, keyEncryptionKey, signingKeys } = authorizationServerOptionsFromEnv(config);
   return new SigningKeysService(new SigningKeyRepository(prisma), {
-    lifetimes: {
-      accessToken: config.ACCESS_TOKEN_TTL,
-      idToken: config.ID_TOKEN_TTL,
-      authorizationCode: config.AUTHORIZATION_CODE_TTL,
-      refreshTokenIdle: config.REFRESH_TOKEN_IDLE_TTL,
-      refreshTokenAbsolute: config.REFRESH_TOKEN_ABSOLUTE_TTL,
-      loginSession: config.SESSION_TTL,
-      interaction: 600,
-    },
-    ...(config.KEY_ENCRYPTION_KEY ? { keyEncryptionKey: config.KEY_ENCRYPTION_KEY } : {}),
-    signingKeys: { reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL },
+    lifetimes,
+    ...(keyEncryptionKey ? { keyEncryptionKey } : {}),
+    signingKeys,
   });
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GrantRepository, UserRepository } from '@portcullis/authorization';
+import { UnitOfWork } from '@portcullis/persistence';
 import type { AdminCommand } from './admin-command.js';
 
 /** `users create|list|delete|set-password`: the people who sign in with the local password form. */
@@ -33,7 +34,7 @@ export const USER_COMMANDS: Readonly<Record<string, AdminCommand>> = {
     const users = new UserRepository(prisma);
     const user = await users.findByUsername(argument);
     if (!user) return fail(`no user ${argument}`);
-    const grants = await new GrantRepository(prisma).revokeGrantsOf({ userId: user.id });
+    const grants = await new GrantRepository(new UnitOfWork(prisma)).revokeGrantsOf({ userId: user.id });
     await users.delete(user.id);
     print(`deleted user ${argument} (${grants} grant(s) revoked)`, {
       deleted: argument,

@@ -91,6 +91,12 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
     AUTHORIZATION_CODE_TTL: seconds(60),
     REFRESH_TOKEN_IDLE_TTL: seconds(14 * 86_400),
     REFRESH_TOKEN_ABSOLUTE_TTL: seconds(30 * 86_400),
+    REFRESH_TOKEN_REUSE_GRACE: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60, 'must be at most 60 seconds')
+      .default(0),
     SESSION_TTL: seconds(8 * 3600),
     KEY_ENCRYPTION_KEY: z
       .string()
@@ -176,6 +182,7 @@ export function authorizationServerOptionsFromEnv(
       authorizationCode: config.AUTHORIZATION_CODE_TTL,
       refreshTokenIdle: config.REFRESH_TOKEN_IDLE_TTL,
       refreshTokenAbsolute: config.REFRESH_TOKEN_ABSOLUTE_TTL,
+      refreshTokenReuseGrace: config.REFRESH_TOKEN_REUSE_GRACE,
       loginSession: config.SESSION_TTL,
       interaction: 600,
     },

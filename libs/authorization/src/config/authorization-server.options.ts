@@ -1,9 +1,7 @@
 import type { ExtensionRegistry } from '@portcullis/extensions';
 import type { ScopeHierarchy } from '@portcullis/protocol';
 import type { RevisionId } from '@portcullis/revisions';
-import type {
-  ClientIdMetadataDocumentsOptions,
-} from '../clients/metadata-documents/client-id-metadata-documents.options.js';
+import type { ClientIdMetadataDocumentsOptions } from '../clients/metadata-documents/client-id-metadata-documents.options.js';
 
 /**
  * A protected resource this authorization server issues tokens for (RFC 8707): its canonical URI, which becomes
@@ -34,6 +32,12 @@ export interface TokenLifetimes {
   readonly refreshTokenIdle: number;
   /** No refresh family outlives this, counted from the authorization. */
   readonly refreshTokenAbsolute: number;
+  /**
+   * Seconds after its rotation during which a refresh token presented again by the same client, for the same
+   * resource, scope and key, gets the response its first use got instead of revoking its family (0: strict reuse
+   * detection, RFC 9700 4.14.2). At most 60.
+   */
+  readonly refreshTokenReuseGrace: number;
   readonly loginSession: number;
   /** A pending authorization request waits this long for login and consent. */
   readonly interaction: number;

@@ -6,7 +6,8 @@
 // every binding failure, saying no more than needed), RFC 9449 10 (a code bound with `dpop_jkt` needs a proof of
 // that key: proof-binding.check.ts), RFC 9449 5 (a public client's refresh token is bound to the proof's key;
 // the access token to the proof's key, whoever the client). Every check that can refuse runs before the code is
-// consumed, so a refused request leaves it redeemable and only a code actually redeemed counts as replayed.
+// consumed, so a refused request leaves it redeemable and only a code actually redeemed counts as replayed; the code
+// is consumed in the same transaction that stores the tokens issued for it.
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import {
@@ -15,9 +16,10 @@ import {
   OAuthError,
   verifyCodeChallenge,
 } from '@portcullis/protocol';
+import { UnitOfWork } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
-import { GrantRepository } from '../tokens/grant.repository.js';
+import { GrantRepository, type CodeRedemption } from '../tokens/grant.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
 import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
 import type { TokenGrant } from './token-grant.js';
@@ -31,6 +33,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
   constructor(
     private readonly grants: GrantRepository,
     private readonly issuer: TokenIssuer,
+    private readonly work: UnitOfWork,
   ) {}
 
   async handle(
@@ -69,15 +72,27 @@ export class AuthorizationCodeGrant implements TokenGrant {
     if (!family) throw new OAuthError('invalid_grant', 'authorization code is invalid');
     assertSameResource(params.resources, family.resource);
 
-    const redemption = await this.grants.redeemCode(stored);
-    if (redemption.outcome === 'replayed') return this.#replayed(redemption.grantId);
-    if (redemption.outcome !== 'redeemed') {
-      throw new OAuthError('invalid_grant', 'authorization code is invalid');
-    }
-    // Read after the redemption, so a revocation that raced it is seen.
-    const { grant } = redemption;
-    if (grant.revokedAt) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    // The code is used up together with what it is exchanged for, or not at all: a failure before the commit (the
+    // database gone, an extension's claims refused) leaves it redeemable.
+    const outcome = await this.work.run(async () => {
+      const redemption = await this.grants.redeemCode(stored);
+      if (redemption.outcome !== 'redeemed') return redemption;
+      // Read after the redemption, so a revocation that raced it is seen.
+      const { grant } = redemption;
+      if (grant.revokedAt) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+      return { outcome: 'issued' as const, response: await this.#issue(redemption, client, method, proof) };
+    });
+    if (outcome.outcome === 'replayed') return this.#replayed(outcome.grantId);
+    if (outcome.outcome !== 'issued') throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    return outcome.response;
+  }
 
+  #issue(
+    { code, grant }: Extract<CodeRedemption, { outcome: 'redeemed' }>,
+    client: AuthenticatedOAuthClient['client'],
+    method: AuthenticatedOAuthClient['method'],
+    proof: TokenRequestProof | undefined,
+  ): Promise<TokenResponse> {
     const refreshable = client.grantTypes.includes('refresh_token');
     // RFC 9449 5: a public client's refresh token is bound to the proof's key; a confidential client's is bound to
     // the client by its authentication already.
@@ -102,7 +117,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
         ? {
             idToken: {
               authTime: grant.authTime,
-              ...(redemption.code.nonce ? { nonce: redemption.code.nonce } : {}),
+              ...(code.nonce ? { nonce: code.nonce } : {}),
             },
           }
         : {}),

@@ -6,18 +6,22 @@
 // (proof-binding.check.ts) and its successor keeps the binding; a public client's unbound one presented with a
 // proof has a successor bound to the proof's key; the new access token is bound to the request's proof, whoever
 // the client. Every check that can refuse runs before the refresh token is consumed, so a refused request leaves
-// it usable and only a token actually used counts as reused.
+// it usable and only a token actually used counts as reused; it is consumed in the same transaction that stores its
+// successor and the access token. With REFRESH_TOKEN_REUSE_GRACE, a used token presented again within the window
+// by the same client for the same resource, scope and key, while its successor is unused, gets the first answer
+// again (refresh-replay.ts); anything else is reuse.
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import { OAuthError, parseScope } from '@portcullis/protocol';
-import type { AuthorizationGrant } from '@portcullis/persistence';
+import { UnitOfWork, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
-import { GrantRepository } from '../tokens/grant.repository.js';
+import { GrantRepository, tokenHash } from '../tokens/grant.repository.js';
 import { SessionRepository } from '../sessions/session.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
 import { assertSameResource, refreshExpiry } from './authorization-code.grant.js';
 import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
+import { openReplay, sealReplay, type ReplayRequest } from './refresh-replay.js';
 import type { TokenGrant } from './token-grant.js';
 
 /** `grant_type=refresh_token`. */
@@ -30,6 +34,7 @@ export class RefreshTokenGrant implements TokenGrant {
     private readonly grants: GrantRepository,
     private readonly sessions: SessionRepository,
     private readonly issuer: TokenIssuer,
+    private readonly work: UnitOfWork,
   ) {}
 
   async handle(
@@ -59,7 +64,8 @@ export class RefreshTokenGrant implements TokenGrant {
 
     // A family already ended (revoked, or past its absolute lifetime) refuses without counting as reuse.
     this.#assertUsable(family);
-    if (stored.consumedAt) return this.#reused(stored.grantId);
+    if (stored.consumedAt)
+      return this.#presentedAgain(stored, presented, family, requestedScopes, params, proof);
     if (stored.expiresAt.getTime() <= Date.now()) {
       throw new OAuthError('invalid_grant', 'refresh token is invalid');
     }
@@ -73,30 +79,83 @@ export class RefreshTokenGrant implements TokenGrant {
       throw new OAuthError('invalid_scope', `scope exceeds the original grant: ${widened.join(' ')}`);
     }
 
-    const consumption = await this.grants.consumeRefreshToken(stored);
-    if (consumption.outcome === 'reused') return this.#reused(consumption.grantId);
-    if (consumption.outcome !== 'consumed') throw new OAuthError('invalid_grant', 'refresh token is invalid');
-    // Read after the consumption, so a revocation that raced it is seen.
-    const { token, grant } = consumption;
-    this.#assertUsable(grant);
-
-    const successorConfirmation = bound ?? (method === 'none' ? proof?.confirmation : undefined);
-    return this.issuer.issue({
-      grantType: this.grantType,
-      clientId: client.clientId,
-      subject: grant.userId,
-      resource: grant.resource,
-      scopes,
-      grantId: grant.id,
-      // The family keeps its original scope, so a narrowed refresh does not shrink later ones (RFC 6749 6).
-      refreshToken: {
-        scopes: token.scopes,
-        expiresAt: refreshExpiry(grant.absoluteExpiresAt, this.issuer.lifetimes().refreshTokenIdle),
-        ...(successorConfirmation ? { confirmation: successorConfirmation } : {}),
-      },
-      ...(scopes.includes('openid') ? { idToken: { authTime: grant.authTime } } : {}),
-      ...(proof ? { proof } : {}),
+    // The token is used up together with its successor and the access token, or not at all: a failure before the
+    // commit (the database gone, an extension's claims refused) leaves it usable, and the client's retry is not reuse.
+    const outcome = await this.work.run(async () => {
+      const consumption = await this.grants.consumeRefreshToken(stored);
+      if (consumption.outcome !== 'consumed') return consumption;
+      // Read after the consumption, so a revocation that raced it is seen.
+      const { token, grant } = consumption;
+      this.#assertUsable(grant);
+      const successorConfirmation = bound ?? (method === 'none' ? proof?.confirmation : undefined);
+      const response = await this.issuer.issue({
+        grantType: this.grantType,
+        clientId: client.clientId,
+        subject: grant.userId,
+        resource: grant.resource,
+        scopes,
+        grantId: grant.id,
+        // The family keeps its original scope, so a narrowed refresh does not shrink later ones (RFC 6749 6).
+        refreshToken: {
+          scopes: token.scopes,
+          expiresAt: refreshExpiry(grant.absoluteExpiresAt, this.issuer.lifetimes().refreshTokenIdle),
+          ...(successorConfirmation ? { confirmation: successorConfirmation } : {}),
+        },
+        ...(scopes.includes('openid') ? { idToken: { authTime: grant.authTime } } : {}),
+        ...(proof ? { proof } : {}),
+      });
+      if (this.#graceMs() > 0 && response.refresh_token) {
+        const replay = sealReplay(presented, replayRequest(scopes, proof), response);
+        await this.grants.recordRotation(stored.tokenHash, tokenHash(response.refresh_token), replay);
+      }
+      return { outcome: 'issued' as const, response };
     });
+    if (outcome.outcome === 'reused') {
+      // Lost a race with another presentation, which has committed: the same as arriving after it.
+      return this.#presentedAgain(outcome.token, presented, family, requestedScopes, params, proof);
+    }
+    if (outcome.outcome !== 'issued') throw new OAuthError('invalid_grant', 'refresh token is invalid');
+    return outcome.response;
+  }
+
+  /**
+   * A refresh token presented after it was used: reuse, which revokes the family (RFC 9700 4.14.2); except, within
+   * the operator's grace window, the same client asking for the same resource, scope and proof key while the
+   * successor is still unused gets the very response the first presentation got.
+   */
+  async #presentedAgain(
+    used: RefreshToken,
+    presented: string,
+    family: AuthorizationGrant,
+    requestedScopes: string[] | undefined,
+    params: RequestParameters,
+    proof: TokenRequestProof | undefined,
+  ): Promise<TokenResponse> {
+    const graceMs = this.#graceMs();
+    if (
+      graceMs > 0 &&
+      used.replay !== null &&
+      used.successorHash !== null &&
+      used.consumedAt !== null &&
+      Date.now() - used.consumedAt.getTime() <= graceMs &&
+      sameResource(params.resources, family.resource)
+    ) {
+      const successor = await this.grants.findRefreshTokenByHash(used.successorHash);
+      const scopes = requestedScopes ?? used.scopes;
+      const response =
+        successor && successor.consumedAt === null
+          ? openReplay(presented, replayRequest(scopes, proof), used.replay)
+          : undefined;
+      if (response) {
+        this.#logger.log(`refresh token presented again within the reuse grace window: grant ${family.id}`);
+        return response;
+      }
+    }
+    return this.#reused(family.id);
+  }
+
+  #graceMs(): number {
+    return this.issuer.lifetimes().refreshTokenReuseGrace * 1000;
   }
 
   /** A revoked or past-its-absolute-lifetime family issues nothing. */
@@ -116,5 +175,19 @@ export class RefreshTokenGrant implements TokenGrant {
     if (!sessionId) return false;
     const session = await this.sessions.find(sessionId);
     return session !== null && session.revokedAt === null && session.expiresAt.getTime() > Date.now();
+  }
+}
+
+function replayRequest(scopes: readonly string[], proof: TokenRequestProof | undefined): ReplayRequest {
+  return { scopes, ...(proof ? { proofKey: JSON.stringify(proof.confirmation) } : {}) };
+}
+
+/** Whether a token request's `resource`, when sent, names the granted one (`assertSameResource` without throwing). */
+function sameResource(requested: readonly string[], granted: string): boolean {
+  try {
+    assertSameResource(requested, granted);
+    return true;
+  } catch {
+    return false;
   }
 }

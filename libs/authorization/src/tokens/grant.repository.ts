@@ -3,8 +3,9 @@ import { Injectable } from '@nestjs/common';
 import type { Confirmation } from '@portcullis/extensions';
 import {
   Prisma,
-  PrismaClient,
+  UnitOfWork,
   type AccessToken,
+  type Db,
   type AuthorizationCode,
   type AuthorizationGrant,
   type RefreshToken,
@@ -48,30 +49,37 @@ export type CodeRedemption =
   | { outcome: 'unknown' | 'expired' }
   | { outcome: 'replayed'; grantId: string };
 
-/** The outcome of consuming a refresh token. */
+/** The outcome of consuming a refresh token; a token used before comes back as it is now stored. */
 export type RefreshConsumption =
   | { outcome: 'consumed'; token: RefreshToken; grant: AuthorizationGrant }
   | { outcome: 'unknown' | 'expired' }
-  | { outcome: 'reused'; grantId: string };
+  | { outcome: 'reused'; token: RefreshToken };
 
 /**
  * Grants (one authorization and every token descended from it), their codes and refresh tokens, and the record of
  * issued access tokens. Single use is decided by the database: a conditional update that only one of any number
- * of concurrent requests can win.
+ * of concurrent requests can win. Every statement runs in the caller's unit of work when one is in progress, so a
+ * grant consumes its code or refresh token and stores what it issues in one transaction.
  */
 @Injectable()
 export class GrantRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(private readonly work: UnitOfWork) {}
+
+  get #db(): Db {
+    return this.work.db;
+  }
 
   /** Stores a grant and its code; returns the code in the clear (it is stored only hashed). */
   async createWithCode(grant: NewGrant, code: NewCode): Promise<string> {
     const value = randomToken();
     const id = randomUUID();
-    await this.prisma.$transaction([
-      this.prisma.authorizationGrant.create({ data: { id, ...grant, sessionId: grant.sessionId ?? null } }),
+    await this.work.run(async () => {
+      await this.#db.authorizationGrant.create({
+        data: { id, ...grant, sessionId: grant.sessionId ?? null },
+      });
       // When this client last completed an authorization: what the sweep of unused registrations reads.
-      this.prisma.client.updateMany({ where: { id: grant.clientId }, data: { lastUsedAt: new Date() } }),
-      this.prisma.authorizationCode.create({
+      await this.#db.client.updateMany({ where: { id: grant.clientId }, data: { lastUsedAt: new Date() } });
+      await this.#db.authorizationCode.create({
         data: {
           codeHash: tokenHash(value),
           grantId: id,
@@ -83,31 +91,32 @@ export class GrantRepository {
           confirmation: jsonOrNull(code.confirmation),
           expiresAt: code.expiresAt,
         },
-      }),
-    ]);
+      });
+    });
     return value;
   }
 
   /** Finds a code without consuming it, for the binding checks that come first. */
   findCode(code: string): Promise<AuthorizationCode | null> {
-    return this.prisma.authorizationCode.findUnique({ where: { codeHash: tokenHash(code) } });
+    return this.#db.authorizationCode.findUnique({ where: { codeHash: tokenHash(code) } });
   }
 
   /**
    * Marks a code found by {@link findCode} used, atomically: of concurrent redemptions exactly one sees
-   * `redeemed`; the others, and every later one, see `replayed`.
+   * `redeemed`; the others, and every later one, see `replayed`. In a unit of work, a redemption rolled back
+   * leaves the code redeemable.
    */
   async redeemCode(stored: AuthorizationCode, now = new Date()): Promise<CodeRedemption> {
-    const { count } = await this.prisma.authorizationCode.updateMany({
+    const { count } = await this.#db.authorizationCode.updateMany({
       where: { codeHash: stored.codeHash, consumedAt: null, expiresAt: { gt: now } },
       data: { consumedAt: now },
     });
     if (count === 1) {
-      const grant = await this.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
+      const grant = await this.#db.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
       return { outcome: 'redeemed', code: { ...stored, consumedAt: now }, grant };
     }
     // Lost the race or too late: which one decides whether the grant must be revoked.
-    const row = await this.prisma.authorizationCode.findUnique({
+    const row = await this.#db.authorizationCode.findUnique({
       where: { codeHash: stored.codeHash },
       select: { consumedAt: true },
     });
@@ -126,7 +135,7 @@ export class GrantRepository {
     confirmation?: Confirmation,
   ): Promise<string> {
     const value = randomToken();
-    await this.prisma.refreshToken.create({
+    await this.#db.refreshToken.create({
       data: {
         tokenHash: tokenHash(value),
         grantId,
@@ -139,29 +148,43 @@ export class GrantRepository {
   }
 
   findRefreshToken(token: string): Promise<RefreshToken | null> {
-    return this.prisma.refreshToken.findUnique({ where: { tokenHash: tokenHash(token) } });
+    return this.#db.refreshToken.findUnique({ where: { tokenHash: tokenHash(token) } });
+  }
+
+  /** A refresh token by its stored hash (a rotation's successor). */
+  findRefreshTokenByHash(hash: string): Promise<RefreshToken | null> {
+    return this.#db.refreshToken.findUnique({ where: { tokenHash: hash } });
   }
 
   /**
    * Consumes a refresh token found by {@link findRefreshToken}, atomically: of concurrent uses exactly one sees
-   * `consumed`.
+   * `consumed`; in a unit of work the others wait until it commits (then see `reused`, with the row as the winner
+   * left it) or rolls back (then one of them consumes it).
    */
   async consumeRefreshToken(stored: RefreshToken, now = new Date()): Promise<RefreshConsumption> {
-    const { count } = await this.prisma.refreshToken.updateMany({
+    const { count } = await this.#db.refreshToken.updateMany({
       where: { tokenHash: stored.tokenHash, consumedAt: null, expiresAt: { gt: now } },
       data: { consumedAt: now },
     });
     if (count === 1) {
       // Read after the consumption, so a revocation that raced it is seen.
-      const grant = await this.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
+      const grant = await this.#db.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
       return { outcome: 'consumed', token: { ...stored, consumedAt: now }, grant };
     }
-    const row = await this.prisma.refreshToken.findUnique({
-      where: { tokenHash: stored.tokenHash },
-      select: { consumedAt: true },
-    });
+    const row = await this.#db.refreshToken.findUnique({ where: { tokenHash: stored.tokenHash } });
     if (!row) return { outcome: 'unknown' };
-    return row.consumedAt ? { outcome: 'reused', grantId: stored.grantId } : { outcome: 'expired' };
+    return row.consumedAt ? { outcome: 'reused', token: row } : { outcome: 'expired' };
+  }
+
+  /**
+   * Records what a consumed refresh token was rotated into, for the reuse grace window: its successor's hash and the
+   * sealed response (see `refresh-replay.ts`).
+   */
+  async recordRotation(consumedHash: string, successorHash: string, replay: string): Promise<void> {
+    await this.#db.refreshToken.update({
+      where: { tokenHash: consumedHash },
+      data: { successorHash, replay },
+    });
   }
 
   /** Records an issued access token by `jti`, for revocation and introspection. */
@@ -174,11 +197,11 @@ export class GrantRepository {
     scopes: string[];
     expiresAt: Date;
   }): Promise<void> {
-    await this.prisma.accessToken.create({ data: { ...token, grantId: token.grantId ?? null } });
+    await this.#db.accessToken.create({ data: { ...token, grantId: token.grantId ?? null } });
   }
 
   findGrant(id: string): Promise<AuthorizationGrant | null> {
-    return this.prisma.authorizationGrant.findUnique({ where: { id } });
+    return this.#db.authorizationGrant.findUnique({ where: { id } });
   }
 
   /**
@@ -189,26 +212,34 @@ export class GrantRepository {
    * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2 (code reuse)
    */
   async revokeGrant(grantId: string, now = new Date()): Promise<void> {
-    await this.prisma.$transaction([
-      this.prisma.authorizationGrant.updateMany({
+    await this.work.run(async () => {
+      await this.#db.authorizationGrant.updateMany({
         where: { id: grantId, revokedAt: null },
         data: { revokedAt: now },
-      }),
-      this.prisma.authorizationCode.updateMany({
+      });
+      await this.#db.authorizationCode.updateMany({
         where: { grantId, consumedAt: null },
         data: { consumedAt: now },
-      }),
-      this.prisma.refreshToken.updateMany({
+      });
+      await this.#db.refreshToken.updateMany({
         where: { grantId, consumedAt: null },
         data: { consumedAt: now },
-      }),
-      this.prisma.accessToken.updateMany({ where: { grantId, revokedAt: null }, data: { revokedAt: now } }),
-    ]);
+      });
+      // Nothing of a revoked family is given again within a reuse grace window either.
+      await this.#db.refreshToken.updateMany({
+        where: { grantId, replay: { not: null } },
+        data: { replay: null },
+      });
+      await this.#db.accessToken.updateMany({
+        where: { grantId, revokedAt: null },
+        data: { revokedAt: now },
+      });
+    });
   }
 
   /** The record of an issued access token, by `jti`. */
   findAccessToken(jti: string): Promise<AccessToken | null> {
-    return this.prisma.accessToken.findUnique({ where: { jti } });
+    return this.#db.accessToken.findUnique({ where: { jti } });
   }
 
   /**
@@ -217,7 +248,7 @@ export class GrantRepository {
    * @see https://www.rfc-editor.org/rfc/rfc7009#section-2.1
    */
   async revokeAccessToken(jti: string, clientId: string, now = new Date()): Promise<boolean> {
-    const { count } = await this.prisma.accessToken.updateMany({
+    const { count } = await this.#db.accessToken.updateMany({
       where: { jti, clientId, revokedAt: null },
       data: { revokedAt: now },
     });
@@ -226,7 +257,7 @@ export class GrantRepository {
 
   /** Revokes every grant of a client or of a user (see {@link revokeGrant}); returns how many. */
   async revokeGrantsOf(owner: { clientId: string } | { userId: string }, now = new Date()): Promise<number> {
-    const grants = await this.prisma.authorizationGrant.findMany({
+    const grants = await this.#db.authorizationGrant.findMany({
       where: { ...owner, revokedAt: null },
       select: { id: true },
     });
@@ -236,7 +267,7 @@ export class GrantRepository {
 
   /** Whether an access token (by `jti`) has been revoked. */
   async isAccessTokenRevoked(jti: string): Promise<boolean> {
-    const row = await this.prisma.accessToken.findUnique({ where: { jti }, select: { revokedAt: true } });
+    const row = await this.#db.accessToken.findUnique({ where: { jti }, select: { revokedAt: true } });
     return !row || row.revokedAt !== null;
   }
 }

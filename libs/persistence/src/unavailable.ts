@@ -1,0 +1,95 @@
+import { OAuthError } from '@portcullis/protocol';
+
+/** Seconds a client is asked to wait before retrying while the database cannot be reached. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+// Prisma's codes for a database it cannot reach or use for now (P1001 unreachable, P1002 timed out, P1008 operation
+// timed out, P1017 connection closed, P2024 no pooled connection in time, P2028 a transaction that could not start or
+// was closed under it).
+const PRISMA_UNAVAILABLE = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
+// The driver adapter's kinds for the same.
+const ADAPTER_UNAVAILABLE = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TooManyConnections',
+  'TransactionAlreadyClosed',
+]);
+// Socket errors of the driver itself, before any adapter sees them.
+const SOCKET_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
+// PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01-57P03 (the server shutting down, crashed, or not
+// accepting connections yet), 53300 (too many connections).
+const SQLSTATE_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+// node-postgres's own messages for a connection lost or never made.
+const DRIVER_MESSAGES = [
+  'Connection terminated',
+  'connection timeout',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+];
+
+/**
+ * Whether `error` (or anything in its `cause` chain) says the database cannot be reached or used for now, as
+ * opposed to a statement it refused: what a request should answer with 503 and `Retry-After` rather than a 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
+    if (typeof current !== 'object') return false;
+    const candidate = current as {
+      code?: unknown;
+      message?: unknown;
+      meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown; code?: unknown } } };
+      cause?: unknown;
+    };
+    const { code } = candidate;
+    if (typeof code === 'string') {
+      if (PRISMA_UNAVAILABLE.has(code) || SOCKET_UNAVAILABLE.has(code) || SQLSTATE_UNAVAILABLE.test(code)) {
+        return true;
+      }
+    }
+    const adapter = candidate.meta?.driverAdapterError?.cause;
+    if (adapter) {
+      if (typeof adapter.kind === 'string' && ADAPTER_UNAVAILABLE.has(adapter.kind)) return true;
+      for (const value of [adapter.originalCode, adapter.code]) {
+        if (typeof value === 'string' && SQLSTATE_UNAVAILABLE.test(value)) return true;
+      }
+    }
+    if (typeof candidate.message === 'string') {
+      const { message } = candidate;
+      if (DRIVER_MESSAGES.some((text) => message.includes(text))) return true;
+    }
+    current = candidate.cause;
+  }
+  return false;
+}
+
+/**
+ * The answer to a request that needs the database while it cannot be reached: `temporarily_unavailable` (503,
+ * RFC 6749 4.1.2.1 and 5.2) with `Retry-After` (RFC 9110 10.2.3), the cause kept for the log, never sent.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.6.4
+ */
+export class DatabaseUnavailableError extends OAuthError {
+  constructor(cause: unknown) {
+    super('temporarily_unavailable', 'the service cannot reach its database; retry later', {
+      cause,
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+    });
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/** `error` as a {@link DatabaseUnavailableError} when it says the database is unavailable, else unchanged. */
+export function translateDatabaseError(error: unknown): unknown {
+  if (error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)) return error;
+  return new DatabaseUnavailableError(error);
+}
