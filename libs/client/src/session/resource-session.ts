@@ -5,7 +5,9 @@
  * - RFC 6749 Section 6 and MCP 2026-07-28 "Refresh Tokens": refresh shortly before expiry, or on a 401
  *   (`invalid_token`), with `resource`; one renewal (refresh or authorization) in flight per resource however many
  *   requests need it; the rotated refresh token is persisted before the new access token is handed out;
- *   `invalid_grant` starts a new authorization.
+ *   `invalid_grant` starts a new authorization. Processes sharing a store refresh in turns (`TokenStore.exclusive`),
+ *   each reading the store again in its turn, so one refresh token is never presented twice (RFC 9700 Section
+ *   4.14.2: a second presentation is reuse, which revokes the family).
  * - MCP 2026-07-28 "Token Handling" and "Authorization Server Binding": on a 401 the resource metadata is read
  *   again; when it now names another authorization server, the old tokens are not refreshed there but a new
  *   authorization runs at the new server (which registers afresh).
@@ -32,7 +34,7 @@ import { openIdClientConfiguration } from '../flow/openid-client.configuration.j
 import { refreshTokenSet, toStoredTokenSet } from '../flow/token.endpoint.js';
 import { report } from '../progress.js';
 import { isKeyBound } from '../proof/proof-of-possession.js';
-import type { StoredTokenSet } from '../store/token-store.js';
+import { sameKey, type StoredTokenSet } from '../store/token-store.js';
 
 /**
  * Renews and hands out the tokens of one resource; every renewal goes through one in-flight promise.
@@ -68,7 +70,7 @@ export class ResourceSession {
           `Refreshing the access token at ${tokens.issuer} before it expires`,
         );
         try {
-          return await this.#refresh(tokens);
+          return await this.#refreshShared(tokens);
         } catch (error) {
           // A dead refresh token is not an error for the request: it goes out without a token and the 401 that
           // follows starts a new authorization with the resource's own challenge.
@@ -99,7 +101,8 @@ export class ResourceSession {
       if (allowRefresh && tokens?.refreshToken !== undefined && tokens.issuer === discovery.server.issuer) {
         report(this.#context.onProgress, 'refresh', `Refreshing the access token at ${tokens.issuer}`);
         try {
-          return await this.#refresh(tokens);
+          const refreshed = await this.#refreshShared(tokens);
+          if (refreshed !== undefined) return refreshed;
         } catch (error) {
           if (!isPortcullisError(error, 'refresh_rejected')) throw error;
           report(this.#context.onProgress, 'refresh', 'The refresh token was rejected; authorizing again');
@@ -180,6 +183,26 @@ export class ResourceSession {
     } catch {
       return this.stored();
     }
+  }
+
+  /**
+   * Refreshes `tokens` in the store's exclusive turn, so processes sharing the store present a refresh token once
+   * between them: once the turn is ours the store is read again, and when another process renewed the tokens
+   * meanwhile those are used, or when it dropped them (their refresh token was rejected) nothing is (undefined).
+   */
+  async #refreshShared(tokens: StoredTokenSet): Promise<StoredTokenSet | undefined> {
+    const { store } = this.#context;
+    const exclusive =
+      store.exclusive === undefined ? <T>(fn: () => Promise<T>) => fn() : store.exclusive.bind(store);
+    return exclusive(async () => {
+      const latest = (await store.findTokens(this.#context.resource)).find((entry) => sameKey(entry, tokens));
+      if (latest === undefined) return undefined;
+      if (latest.accessToken !== tokens.accessToken || latest.refreshToken !== tokens.refreshToken) {
+        report(this.#context.onProgress, 'refresh', 'Using the tokens another process refreshed meanwhile');
+        return latest;
+      }
+      return this.#refresh(latest);
+    });
   }
 
   async #refresh(tokens: StoredTokenSet): Promise<StoredTokenSet> {

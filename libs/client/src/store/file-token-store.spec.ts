@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileTokenStore } from './file-token-store.js';
@@ -80,5 +80,60 @@ describe('FileTokenStore (AES-256-GCM, mode 0600)', () => {
     await writeFile(path, JSON.stringify({ ...sealed, ciphertext: bytes.toString('base64') }));
 
     await expect(store.listTokens()).rejects.toMatchObject({ code: 'token_store_failed' });
+  });
+
+  describe('exclusive turns (processes sharing the file refresh one at a time)', () => {
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it('gives two stores on one file their turns one at a time, each reading what the previous one wrote', async () => {
+      const { path } = await setUp();
+      // Two instances stand for two processes: the lock is the file system's, not the instance's.
+      const stores = [new FileTokenStore({ path, env: {} }), new FileTokenStore({ path, env: {} })];
+      await stores[0]!.saveTokens({ ...tokens, obtainedAt: 0 });
+      let inside = 0;
+      let most = 0;
+      const turn = (store: FileTokenStore) =>
+        store.exclusive(async () => {
+          inside += 1;
+          most = Math.max(most, inside);
+          const [current] = await store.findTokens(tokens.resource);
+          await pause(20);
+          await store.saveTokens({ ...tokens, obtainedAt: (current?.obtainedAt ?? 0) + 1 });
+          inside -= 1;
+        });
+
+      await Promise.all(Array.from({ length: 6 }, (_, index) => turn(stores[index % 2]!)));
+
+      expect(most).toBe(1);
+      // No turn lost another's write: six increments.
+      expect((await stores[0]!.findTokens(tokens.resource))[0]?.obtainedAt).toBe(6);
+      await expect(stat(`${path}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
+    });
+
+    it('takes over a lock left behind by a process that died', async () => {
+      const { path, store } = await setUp();
+      await mkdir(`${path}.lock`, { recursive: true });
+      const longAgo = new Date(Date.now() - 60_000);
+      await utimes(`${path}.lock`, longAgo, longAgo);
+
+      await expect(store.exclusive(async () => 'ran')).resolves.toBe('ran');
+    });
+
+    it('fails with token_store_failed when another process keeps its turn past the timeout', async () => {
+      const { path } = await setUp();
+      const holder = new FileTokenStore({ path, env: {} });
+      const waiter = new FileTokenStore({ path, env: {}, lockTimeoutMs: 200 });
+      let ran = false;
+      const held = holder.exclusive(() => pause(1_000));
+
+      await pause(50);
+      await expect(
+        waiter.exclusive(async () => {
+          ran = true;
+        }),
+      ).rejects.toMatchObject({ code: 'token_store_failed' });
+      expect(ran).toBe(false);
+      await held;
+    });
   });
 });

@@ -8,10 +8,14 @@
  *   `saveTokens` resolves only after the new file has replaced the old one (write to a temporary file, then rename,
  *   which is atomic on POSIX file systems), so a crash leaves either the old or the new store, never half of one.
  * - Writes from one process are serialised, so concurrent saves never lose each other's changes.
+ * - RFC 9700 Section 4.14.2 (refresh token reuse revokes the family): processes sharing the file take turns with
+ *   `exclusive`, a lock beside the file (`<file>.lock`, taken with an atomic `mkdir`, refreshed while held and taken
+ *   over once stale, so a killed process does not block the others), so a refresh token is presented by one of them.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import lockfile from 'proper-lockfile';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import { loadOrCreateKey, open, seal } from './token-encryption.js';
 import {
@@ -41,7 +45,13 @@ export interface FileTokenStoreOptions {
   readonly keyFile?: string;
   /** Where to read `PORTCULLIS_TOKEN_KEY` from; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** How long `exclusive` waits for another process's turn before it fails, in milliseconds; default 30,000. */
+  readonly lockTimeoutMs?: number;
 }
+
+/** A lock not refreshed for this long belongs to a process that died, and is taken over. */
+const STALE_LOCK_MS = 10_000;
+const LOCK_POLL_MS = 50;
 
 /**
  * A {@link TokenStore} in an AES-256-GCM encrypted file, for a command line that must remember tokens between runs.
@@ -55,9 +65,12 @@ export class FileTokenStore implements TokenStore {
   readonly #env: Readonly<Record<string, string | undefined>>;
   #key: Promise<Buffer> | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #lockTimeoutMs: number;
+  #turns: Promise<unknown> = Promise.resolve();
 
   constructor(options: FileTokenStoreOptions) {
     this.path = options.path;
+    this.#lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
     this.keyFile = options.keyFile ?? join(dirname(options.path), 'token-store.key');
     this.#env = options.env ?? process.env;
   }
@@ -104,6 +117,46 @@ export class FileTokenStore implements TokenStore {
     await this.#update((document) => {
       document.clients = document.clients.filter((entry) => entry.issuer !== issuer);
     });
+  }
+
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    // One turn at a time in this process too: the lock is the process's, not the caller's.
+    const turn = this.#turns.catch(() => undefined).then(() => this.#withFileLock(fn));
+    this.#turns = turn;
+    return turn;
+  }
+
+  async #withFileLock<T>(fn: () => Promise<T>): Promise<T> {
+    let release: () => Promise<void>;
+    try {
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+      release = await lockfile.lock(this.path, {
+        realpath: false,
+        stale: STALE_LOCK_MS,
+        update: STALE_LOCK_MS / 2,
+        retries: {
+          retries: Math.ceil(this.#lockTimeoutMs / LOCK_POLL_MS),
+          factor: 1,
+          minTimeout: LOCK_POLL_MS,
+          maxTimeout: LOCK_POLL_MS,
+        },
+        // A lock taken over while held (this process stalled past STALE_LOCK_MS) costs at worst a refresh that the
+        // server counts as reuse; never worth ending the process over.
+        onCompromised: () => undefined,
+      });
+    } catch (cause) {
+      throw new PortcullisError(
+        'token_store_failed',
+        `Cannot lock the token store ${this.path} (another process holds ${this.path}.lock).`,
+        { file: this.path },
+        { cause },
+      );
+    }
+    try {
+      return await fn();
+    } finally {
+      await release().catch(() => undefined);
+    }
   }
 
   #loadKey(): Promise<Buffer> {

@@ -105,6 +105,14 @@ export interface TokenStore {
   /** Saves client credentials, replacing those bound to the same issuer. */
   saveClient(client: StoredClient): Promise<void>;
   deleteClient(issuer: string): Promise<void>;
+  /**
+   * Runs `fn` while no other user of the same storage runs an `exclusive` of its own: how processes sharing one
+   * store (several agent sessions, a background and a foreground refresh) take turns to refresh, so that one refresh
+   * token is presented once, never twice (which an authorization server counts as reuse and answers by revoking the
+   * whole family, RFC 9700 Section 4.14.2). `fn` re-reads the store once it runs. A store used by one process alone
+   * may leave it out; the client then serialises within the process only.
+   */
+  exclusive?<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /** Whether a token set matches every field of a key filter. */
