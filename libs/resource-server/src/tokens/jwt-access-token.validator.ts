@@ -13,10 +13,11 @@
  * 8. `confirmation`: `cnf`, when present, is an object (RFC 7800 Section 3.1); it becomes the `AuthInfo`'s
  *    confirmation, which the guard checks a proof of possession against (RFC 9449 Section 7).
  * 9. The signature, with the issuer's JWK set (discovered from its metadata), jose re-applying 2-6 to the
- *    verified payload as a second line of defence.
+ *    verified payload as a second line of defence. A `kid` the set does not hold is a 503 until the set, fetched
+ *    again (at most once per cooldown), tells whether the key exists (`keys/remote-key-set.ts`).
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { parseScope } from '@portcullis/protocol';
 import type { AuthInfo } from '../auth/auth-info.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
@@ -33,6 +34,7 @@ import { checkSubjectAndClient } from './checks/subject-and-client.check.js';
 import { invalidToken, type TokenCheck, type TokenCheckContext } from './checks/token-check.js';
 import { AuthorizationServerDirectory } from './discovery/authorization-server-directory.js';
 import { UpstreamFetchError } from './discovery/fetch-json.js';
+import { RemoteKeySet } from './keys/remote-key-set.js';
 
 const HEADER_CHECKS: readonly TokenCheck[] = [checkAlgorithm, checkAccessTokenType];
 const CLAIM_CHECKS: readonly TokenCheck[] = [
@@ -66,11 +68,9 @@ const TOKEN_ERROR_CODES = new Set([
  */
 @Injectable()
 export class JwtAccessTokenValidator {
-  // One remote key set per jwks_uri: jose keeps the keys, the cooldown between refetches on an unknown `kid`,
-  // and the coalescing of concurrent fetches.
-  readonly #keySets = new Map<string, JWTVerifyGetKey>();
-  // Until when each key set is considered unavailable after a failed fetch.
-  readonly #keyFailures = new Map<string, number>();
+  // One key set per jwks_uri: the keys, stale-if-error refreshes, the cooldown between refetches for an unknown
+  // `kid`, and the coalescing of concurrent fetches (keys/remote-key-set.ts).
+  readonly #keySets = new Map<string, RemoteKeySet>();
 
   constructor(
     @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
@@ -90,35 +90,59 @@ export class JwtAccessTokenValidator {
     for (const check of CLAIM_CHECKS) check(claims, context);
 
     const issuer = claims['iss'] as string;
-    const { jwksUri, keys } = await this.keySet(issuer);
-    const failedUntil = this.#keyFailures.get(jwksUri) ?? 0;
-    if (failedUntil > Date.now()) throw new UpstreamFetchError(`the keys of ${issuer} failed moments ago`);
+    const keySet = await this.keySet(issuer);
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys, {
-        algorithms: [...this.config.tokens.algorithms],
-        typ: 'at+jwt',
-        issuer,
-        audience: this.config.resource,
-        clockTolerance: this.config.tokens.clockSkewSeconds,
-        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
-      }));
+      payload = await this.verify(token, await keySet.keys(), issuer);
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && TOKEN_ERROR_CODES.has(code)) {
-        throw invalidToken(
-          code === 'ERR_JWKS_NO_MATCHING_KEY'
-            ? 'The access token is signed with a key this resource does not know.'
-            : 'The access token signature or claims could not be verified.',
-        );
+      if ((error as { code?: unknown }).code !== 'ERR_JWKS_NO_MATCHING_KEY')
+        throw this.failure(error, issuer);
+      // A key the set does not hold: perhaps published since it was fetched. Unknown until a fetch tells.
+      // The latest the token can have been issued, on this server's clock: `iat` is in whole seconds, and the
+      // clocks may differ by the skew allowed.
+      const issuedAt =
+        typeof claims['iat'] === 'number'
+          ? (claims['iat'] + 1 + this.config.tokens.clockSkewSeconds) * 1000
+          : Number.POSITIVE_INFINITY;
+      if ((await keySet.unknownKey(issuedAt)) === 'absent') throw this.failure(error, issuer);
+      try {
+        payload = await this.verify(token, await keySet.keys(), issuer);
+      } catch (again) {
+        // Still unknown after a fetch: absent only if that fetch came late enough after the token was issued;
+        // otherwise the next fetch will tell (503 until then).
+        if ((again as { code?: unknown }).code === 'ERR_JWKS_NO_MATCHING_KEY')
+          await keySet.unknownKey(issuedAt);
+        throw this.failure(again, issuer);
       }
-      // Like a failed discovery, a failed key fetch is remembered briefly, so a burst of new tokens during an
-      // outage does not become a burst of fetches.
-      this.#keyFailures.set(jwksUri, Date.now() + this.config.tokens.discovery.failureBackoffMs);
-      throw new UpstreamFetchError(`the keys of ${issuer} could not be used`, { cause: error });
     }
-    this.#keyFailures.delete(jwksUri);
     return toAuthInfo(payload, issuer);
+  }
+
+  private async verify(token: string, keys: JWTVerifyGetKey, issuer: string): Promise<JWTPayload> {
+    const { payload } = await jwtVerify(token, keys, {
+      algorithms: [...this.config.tokens.algorithms],
+      typ: 'at+jwt',
+      issuer,
+      audience: this.config.resource,
+      clockTolerance: this.config.tokens.clockSkewSeconds,
+      requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+    });
+    return payload;
+  }
+
+  /** A verification failure as the answer it deserves: `invalid_token` when it is the token's fault, else 503. */
+  private failure(error: unknown, issuer: string): Error {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && TOKEN_ERROR_CODES.has(code)) {
+      return invalidToken(
+        code === 'ERR_JWKS_NO_MATCHING_KEY'
+          ? 'The access token is signed with a key this resource does not know.'
+          : 'The access token signature or claims could not be verified.',
+      );
+    }
+    return error instanceof UpstreamFetchError
+      ? error
+      : new UpstreamFetchError(`the keys of ${issuer} could not be used`, { cause: error });
   }
 
   private context(): TokenCheckContext {
@@ -131,20 +155,18 @@ export class JwtAccessTokenValidator {
     };
   }
 
-  private async keySet(issuer: string): Promise<{ jwksUri: string; keys: JWTVerifyGetKey }> {
+  private async keySet(issuer: string): Promise<RemoteKeySet> {
     const { jwksUri } = await this.directory.lookup(issuer);
     if (!jwksUri) throw new UpstreamFetchError(`${issuer} publishes no jwks_uri`);
-    let keys = this.#keySets.get(jwksUri);
-    if (!keys) {
-      const { cooldownMs, cacheMaxAgeMs, timeoutMs } = this.config.tokens.jwks;
-      keys = createRemoteJWKSet(new URL(jwksUri), {
-        cooldownDuration: cooldownMs,
-        cacheMaxAge: cacheMaxAgeMs,
-        timeoutDuration: timeoutMs,
+    let keySet = this.#keySets.get(jwksUri);
+    if (!keySet) {
+      keySet = new RemoteKeySet(jwksUri, {
+        ...this.config.tokens.jwks,
+        failureBackoffMs: this.config.tokens.discovery.failureBackoffMs,
       });
-      this.#keySets.set(jwksUri, keys);
+      this.#keySets.set(jwksUri, keySet);
     }
-    return { jwksUri, keys };
+    return keySet;
   }
 }
 

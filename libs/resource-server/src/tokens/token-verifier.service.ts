@@ -18,6 +18,7 @@ import type { ResourceServerConfig } from '../config/resource-server.config.js';
 import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
 import { checkTokenShape, looksLikeJwt } from './checks/token-shape.check.js';
 import { UpstreamFetchError } from './discovery/fetch-json.js';
+import { KeySetUnavailableError } from './keys/remote-key-set.js';
 import { TokenIntrospector } from './introspection/token-introspector.js';
 import { JwtAccessTokenValidator } from './jwt-access-token.validator.js';
 import { VerdictCache } from './verdict-cache.js';
@@ -68,7 +69,16 @@ export class TokenVerifier {
         throw new OAuthError(
           'temporarily_unavailable',
           'The authorization server could not be reached to validate the access token.',
-          { cause: error },
+          {
+            cause: error,
+            headers: {
+              'retry-after': String(
+                error instanceof KeySetUnavailableError
+                  ? error.retryAfterSeconds
+                  : Math.max(1, Math.ceil(this.config.tokens.discovery.failureBackoffMs / 1000)),
+              ),
+            },
+          },
         );
       }
       throw error;

@@ -96,17 +96,44 @@ describe('JWT access token validation', () => {
     );
   });
 
-  it('refetches the key set once for an unknown kid, and not again within the cooldown', async () => {
+  it('answers an unknown kid within the cooldown with 503 and Retry-After, fetching nothing, never 401', async () => {
     const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 60_000 } } });
     expect((await me(app, await as.mint())).status).toBe(200);
     expect(as.hits(PATHS.jwks)).toBe(1);
-    const rogue = await createSigningKey('unknown-kid');
-    // The first fetch is younger than the cooldown, so the unknown kid triggers no refetch.
-    const unknown = await me(app, await as.mint({ key: rogue }));
-    expect(unknown.status).toBe(401);
-    expect(bearerChallengeOf(unknown).params['error_description']).toContain(
+    // Perhaps a key published since the fetch: the resource cannot tell yet, and a 401 would make the client
+    // throw a good token away.
+    const unknown = await me(app, await as.mint({ key: await createSigningKey('unknown-kid') }));
+    expect(unknown.status).toBe(503);
+    expect(Number(unknown.headers.get('retry-after'))).toBeGreaterThan(50);
+    expect(unknown.headers.get('www-authenticate')).toBeNull();
+    expect(await unknown.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    expect(as.hits(PATHS.jwks)).toBe(1);
+  });
+
+  it('refuses an unknown kid with 401 once a key set fetched after the cooldown lacks it', async () => {
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 300 }, clockSkewSeconds: 0 } });
+    expect((await me(app, await as.mint())).status).toBe(200);
+    const rogue = await as.mint({ key: await createSigningKey('unknown-kid') });
+    expect((await me(app, rogue)).status).toBe(503);
+    // Past the cooldown and past the second the token was issued in (`iat` has whole seconds).
+    await new Promise((resolve) => setTimeout(resolve, 1_400));
+    // One refetch, made late enough after the token was issued: the key is not there, so it is the token's fault.
+    const refused = await me(app, rogue);
+    expect(refused.status).toBe(401);
+    expect(bearerChallengeOf(refused).params['error_description']).toContain(
       'key this resource does not know',
     );
+    expect(as.hits(PATHS.jwks)).toBe(2);
+  });
+
+  it('refuses a token with an unknown kid issued long before the last fetch at once, with no fetch', async () => {
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 1_000 } } });
+    expect((await me(app, await as.mint())).status).toBe(200);
+    const old = await as.mint({
+      key: await createSigningKey('unknown-kid'),
+      claims: { iat: Math.floor(Date.now() / 1000) - 120 },
+    });
+    expect((await me(app, old)).status).toBe(401);
     expect(as.hits(PATHS.jwks)).toBe(1);
   });
 
@@ -118,9 +145,24 @@ describe('JWT access token validation', () => {
     const rotated = await as.mint();
     expect((await me(app, rotated)).status).toBe(200);
     expect(as.hits(PATHS.jwks)).toBe(2);
-    // Another unknown kid right after that refetch is inside the new cooldown: rejected without a fetch.
-    expect((await me(app, await as.mint({ key: await createSigningKey() }))).status).toBe(401);
+    // Another unknown kid right after that refetch is inside the new cooldown: 503 without a fetch.
+    expect((await me(app, await as.mint({ key: await createSigningKey() }))).status).toBe(503);
     expect(as.hits(PATHS.jwks)).toBe(2);
+  });
+
+  it('keeps validating tokens signed with known keys while the authorization server is away, past the cache age', async () => {
+    const { as, app } = await stack({
+      tokens: { jwks: { cacheMaxAgeMs: 100, cooldownMs: 100 }, discovery: { maxAgeMs: 100 } },
+    });
+    const known = await as.mint();
+    const later = await as.mint({ claims: { jti: 'another' } });
+    expect((await me(app, known)).status).toBe(200);
+    as.failJwks(500);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The keys and the metadata are past their age and cannot be fetched again: the ones held keep verifying.
+    expect((await me(app, later)).status).toBe(200);
+    // A key it never saw cannot be checked while the key set fails: 503, not 401.
+    expect((await me(app, await as.mint({ key: await createSigningKey('new-kid') }))).status).toBe(503);
   });
 
   it('rejects a token signed with the right kid but another key', async () => {

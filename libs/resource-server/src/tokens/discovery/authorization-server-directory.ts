@@ -9,7 +9,8 @@
  *   document is not used (a mix-up defence: keys published under one issuer never verify another's tokens).
  * - Discovery happens on the first token that needs it, never at boot, so the stack starts in any order; a failure
  *   is remembered for a short backoff so a burst of requests does not become a burst of fetches, and concurrent
- *   requests share one fetch.
+ *   requests share one fetch. A document past its age keeps being used while it is discovered again, and if that
+ *   fails (stale-if-error).
  */
 import { Injectable, Inject } from '@nestjs/common';
 import { EndpointUrlSchema, IssuerUrlSchema } from '@portcullis/metadata';
@@ -37,7 +38,11 @@ export interface DiscoveredAuthorizationServer {
 type Entry =
   | { state: 'ok'; value: DiscoveredAuthorizationServer; until: number }
   | { state: 'failed'; error: UpstreamFetchError; until: number }
-  | { state: 'pending'; promise: Promise<DiscoveredAuthorizationServer> };
+  | {
+      state: 'pending';
+      promise: Promise<DiscoveredAuthorizationServer>;
+      previous?: DiscoveredAuthorizationServer;
+    };
 
 /**
  * Discovers and caches authorization server metadata, per trusted issuer.
@@ -65,15 +70,22 @@ export class AuthorizationServerDirectory {
     const now = Date.now();
     if (entry?.state === 'ok' && entry.until > now) return entry.value;
     if (entry?.state === 'failed' && entry.until > now) throw entry.error;
-    if (entry?.state === 'pending') return entry.promise;
+    if (entry?.state === 'pending') return entry.previous ?? entry.promise;
 
     const { maxAgeMs, failureBackoffMs } = this.config.tokens.discovery;
+    // Metadata past its age is discovered again; meanwhile, and if that fails, the document held is used
+    // (stale-if-error): an authorization server that is away must not make its good tokens fail here.
+    const previous = entry?.state === 'ok' ? entry.value : undefined;
     const promise = this.discover(issuer).then(
       (value) => {
         this.#entries.set(issuer, { state: 'ok', value, until: Date.now() + maxAgeMs });
         return value;
       },
       (error: unknown) => {
+        if (previous) {
+          this.#entries.set(issuer, { state: 'ok', value: previous, until: Date.now() + failureBackoffMs });
+          return previous;
+        }
         const failure =
           error instanceof UpstreamFetchError
             ? error
@@ -82,8 +94,8 @@ export class AuthorizationServerDirectory {
         throw failure;
       },
     );
-    this.#entries.set(issuer, { state: 'pending', promise });
-    return promise;
+    this.#entries.set(issuer, { state: 'pending', promise, ...(previous ? { previous } : {}) });
+    return previous ?? promise;
   }
 
   private async discover(issuer: string): Promise<DiscoveredAuthorizationServer> {
