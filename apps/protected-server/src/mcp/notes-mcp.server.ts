@@ -20,6 +20,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { Logger } from '@nestjs/common';
+import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '@portcullis/persistence';
 import type { ExtensionSummary } from '@portcullis/extensions';
 import { z } from 'zod';
 import { NoteInputSchema, type NoteInput } from '../notes/note.schema.js';
@@ -45,7 +46,9 @@ const logger = new Logger('NotesMcpServer');
 
 /**
  * A tool handler whose unexpected failures become a generic tool error, their cause logged: the SDK would otherwise
- * send the error's message (a database error names files, code and the database's own words) to the client.
+ * send the error's message (a database error names files, code and the database's own words) to the client. A
+ * database outage is a tool error that says when to retry (MCP reports a tool's failure in its result, which the
+ * model reads; the REST routes answer 503 with Retry-After).
  */
 function guarded<Args extends unknown[]>(
   name: string,
@@ -55,6 +58,13 @@ function guarded<Args extends unknown[]>(
     try {
       return await handler(...args);
     } catch (error) {
+      if (error instanceof DatabaseUnavailableError) {
+        // An outage, not a fault of the tool: said as such, so the model (or the person) retries after a while.
+        logger.warn({ err: error.cause, tool: name }, 'tool refused: database unavailable');
+        return toolError(
+          `The notes service is temporarily unavailable; try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`,
+        );
+      }
       logger.error({ err: error, tool: name }, 'tool failed');
       return toolError('The notes service could not complete this request; try again later.');
     }
@@ -166,6 +176,12 @@ export function createNotesMcpServer(
       try {
         note = await notes.get(owner(context), id);
       } catch (error) {
+        if (error instanceof DatabaseUnavailableError) {
+          logger.warn({ err: error.cause, resource: 'note' }, 'resource read refused: database unavailable');
+          throw new Error(
+            `The notes service is temporarily unavailable; try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`,
+          );
+        }
         logger.error({ err: error, resource: 'note' }, 'resource read failed');
         throw new Error('The notes service could not complete this request; try again later.');
       }

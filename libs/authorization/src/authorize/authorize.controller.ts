@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Logger, Req, Res } from '@nestjs/common';
+import { DatabaseUnavailableError, translateDatabaseError } from '@portcullis/persistence';
 import { OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CLIENT_SOURCE, type ClientSource } from '../clients/client.js';
@@ -57,6 +58,7 @@ export class AuthorizeController {
         await check.run(context);
       } catch (error) {
         const oauth = this.#asOAuthError(error, check.name);
+        if (oauth instanceof DatabaseUnavailableError) throw oauth;
         if (check.beforeRedirect) {
           const status = oauth.status === 500 ? 500 : 400;
           return answer(reply, { kind: 'page', status, html: errorPage(oauth.code, oauth.description) });
@@ -92,7 +94,8 @@ export class AuthorizeController {
     answer(reply, decision, cookies);
   }
 
-  #asOAuthError(error: unknown, check: string): OAuthError {
+  #asOAuthError(caught: unknown, check: string): OAuthError {
+    const error = translateDatabaseError(caught);
     if (error instanceof OAuthError) return error;
     this.#logger.error({ err: error, check }, 'authorization check failed unexpectedly');
     return new OAuthError('server_error', 'the request could not be processed');

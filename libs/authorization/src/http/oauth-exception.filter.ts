@@ -1,6 +1,9 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { DatabaseUnavailableError, translateDatabaseError } from '@portcullis/persistence';
 import { describeFrameworkRefusal, HttpRefusalError, OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendPage } from '../authorize/flow/answer.js';
+import { unavailablePage } from '../authorize/pages/error.page.js';
 
 /**
  * The one place errors become responses on the authorization server: RFC 6749 5.2 JSON with
@@ -9,7 +12,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * and body of its refusal (`HTTP_REFUSALS`) and its headers (`Retry-After`), and what the framework refused before
  * any handler (no route, a body over the limit, a media type no parser takes, malformed JSON) with the
  * framework's own 4xx status as `invalid_request`. `invalid_client` carries `WWW-Authenticate: Basic`
- * (RFC 6749 5.2). Anything unexpected is a `server_error` whose cause is logged, never sent.
+ * (RFC 6749 5.2). A database that cannot be reached is `temporarily_unavailable`, 503 with `Retry-After` (a page
+ * for a browser). Anything unexpected is a `server_error` whose cause is logged, never sent.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
  */
@@ -17,10 +21,21 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export class OAuthExceptionFilter implements ExceptionFilter {
   readonly #logger = new Logger('OAuthExceptionFilter');
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(caught: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (reply.sent) return;
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    // An outage of the database is the client's to retry (503, Retry-After), never a 500.
+    const exception = translateDatabaseError(caught);
+    if (exception instanceof DatabaseUnavailableError) {
+      this.#logger.warn({ err: exception.cause }, 'database unavailable');
+      const request = host.switchToHttp().getRequest<FastifyRequest>();
+      if (acceptsHtml(request)) {
+        for (const [name, value] of Object.entries(exception.headers)) reply.header(name, value);
+        sendPage(reply, exception.status, unavailablePage(exception.headers['retry-after']));
+        return;
+      }
+    }
 
     if (exception instanceof OAuthError) {
       this.#sendOAuthError(reply, exception);
@@ -68,6 +83,11 @@ function statusOf(exception: unknown): number | undefined {
   if (exception instanceof HttpException) return exception.getStatus();
   const status = (exception as { statusCode?: unknown } | undefined)?.statusCode;
   return typeof status === 'number' ? status : undefined;
+}
+
+/** A browser on one of the pages (it asked for HTML): it gets a page, not a JSON body. */
+function acceptsHtml(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
 }
 
 function isRegistration(request: FastifyRequest): boolean {

@@ -1,4 +1,4 @@
-import type { OnApplicationShutdown } from '@nestjs/common';
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 
 /** One fixed-window counter: the hits so far and the milliseconds until the window resets. */
@@ -40,26 +40,81 @@ if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { hits, redis.call('PTTL', KEYS[1]) }
 `;
 
+/** Where a {@link RedisRateLimitStore} says how its connection is doing: once per outage, never per request. */
+export interface RateLimitStoreLogger {
+  warn(message: string): void;
+  log(message: string): void;
+}
+
 /**
  * Counters in Redis, shared by every instance of the server, so a client cannot multiply its allowance by
- * spreading requests over instances.
+ * spreading requests over instances. While Redis cannot answer, each instance counts in its own memory (per-instance
+ * limits: a rate limit is a protection against floods, and refusing every request because Redis is away would be
+ * the outage the limit is meant to prevent); it goes back to the shared counters once Redis is ready again. The
+ * outage is logged once when it starts and once when it ends.
  */
 export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdown {
   readonly #redis: Redis;
+  readonly #local = new MemoryRateLimitStore();
+  readonly #logger: RateLimitStoreLogger;
+  #down = false;
 
-  constructor(url: string) {
-    this.#redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  constructor(url: string, logger: RateLimitStoreLogger = new Logger('RateLimit')) {
+    this.#logger = logger;
+    this.#redis = new Redis(url, {
+      // A command while disconnected fails at once (then the local counters answer) instead of waiting in a queue.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2_000,
+      commandTimeout: 1_000,
+      // Reconnect every second at most, for as long as it takes.
+      retryStrategy: (attempt) => Math.min(attempt * 200, 1_000),
+      // A socket that failed is not waited for at shutdown (ioredis waits 2 s by default).
+      disconnectTimeout: 200,
+    });
+    this.#redis.on('error', (error: Error) => this.#outage(error));
+    this.#redis.on('ready', () => this.#recovered());
+  }
+
+  /** Whether the counters are the shared ones (Redis answers) rather than this instance's. */
+  get shared(): boolean {
+    return !this.#down && this.#redis.status === 'ready';
   }
 
   async hit(key: string, windowMs: number): Promise<RateLimitCount> {
-    const [hits, ttl] = (await this.#redis.eval(HIT, 1, `portcullis:rate:${key}`, String(windowMs))) as [
-      number,
-      number,
-    ];
-    return { hits, resetMs: ttl > 0 ? ttl : windowMs };
+    if (this.#redis.status !== 'ready') return this.#local.hit(key, windowMs);
+    try {
+      const [hits, ttl] = (await this.#redis.eval(HIT, 1, `portcullis:rate:${key}`, String(windowMs))) as [
+        number,
+        number,
+      ];
+      this.#recovered();
+      return { hits, resetMs: ttl > 0 ? ttl : windowMs };
+    } catch (error) {
+      this.#outage(error as Error);
+      return this.#local.hit(key, windowMs);
+    }
+  }
+
+  #outage(error: Error): void {
+    if (this.#down) return;
+    this.#down = true;
+    this.#logger.warn(
+      `Redis is unreachable (${error.message}): rate limits are counted per instance until it is back`,
+    );
+  }
+
+  #recovered(): void {
+    if (!this.#down) return;
+    this.#down = false;
+    this.#logger.log('Redis is reachable again: rate limits are shared by every instance again');
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.#redis.quit().catch(() => undefined);
+    if (this.#redis.status !== 'ready') {
+      this.#redis.disconnect();
+      return;
+    }
+    await this.#redis.quit().catch(() => this.#redis.disconnect());
   }
 }

@@ -11,6 +11,20 @@ export function errorPage(error: string, description: string | undefined): strin
   );
 }
 
+/**
+ * The page for a request the server cannot serve for now (its database is away): nothing happened, and the same
+ * request may simply be tried again.
+ */
+export function unavailablePage(retryAfterSeconds: string | undefined): string {
+  const when = retryAfterSeconds ? ` in ${escapeHtml(retryAfterSeconds)} seconds` : ' in a moment';
+  return page(
+    'Temporarily unavailable',
+    `<h1>Sign-in is temporarily unavailable</h1>
+<p class="error" id="unavailable"><code>temporarily_unavailable</code>: the service cannot complete this request right now.</p>
+<p class="hint">Nothing was changed. Reload this page${when} to try again.</p>`,
+  );
+}
+
 /** The page for a pending authorization that is gone: expired, or already answered. */
 export function expiredPage(): string {
   return page(
