@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DynamicModule } from '@nestjs/common';
@@ -71,18 +71,37 @@ export async function listen(
     logger: false,
   });
   app.useLogger(app.get(Logger));
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRequest', async (request, reply) => {
-      reply.header('x-request-id', request.id);
-    });
+  let closing = false;
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // While draining, every answer ends its connection (RFC 9112 9.6), so a keep-alive client opens its next one
+  // elsewhere instead of holding this process open.
+  fastify.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   await app.listen(options.port, options.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const shown = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
-  return { app, url: `http://${shown}:${port}`, close: () => app.close() };
+  const server = app.getHttpServer() as Server;
+  return {
+    app,
+    url: `http://${shown}:${port}`,
+    close: async () => {
+      // Stop listening (new connections are refused) and let requests in flight finish; a connection whose request
+      // finished is closed as soon as it is idle, rather than when its keep-alive would have timed out.
+      closing = true;
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(sweep);
+      }
+    },
+  };
 }
 
 export interface MainOptions {
