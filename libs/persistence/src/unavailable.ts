@@ -46,6 +46,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof current !== 'object') return false;
     const candidate = current as {
       code?: unknown;
+      kind?: unknown;
+      originalCode?: unknown;
       message?: unknown;
       meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown; code?: unknown } } };
       cause?: unknown;
@@ -56,6 +58,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
         return true;
       }
     }
+    // A DriverAdapterError's cause is the adapter's own description of the failure.
+    if (typeof candidate.kind === 'string' && ADAPTER_UNAVAILABLE.has(candidate.kind)) return true;
+    if (typeof candidate.originalCode === 'string' && SQLSTATE_UNAVAILABLE.test(candidate.originalCode))
+      return true;
     const adapter = candidate.meta?.driverAdapterError?.cause;
     if (adapter) {
       if (typeof adapter.kind === 'string' && ADAPTER_UNAVAILABLE.has(adapter.kind)) return true;
