@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +78,10 @@ describe('configuration errors', () => {
 });
 
 describe('the embedded database', () => {
+  // Each test boots PGlite in one or two processes (a recovery after SIGKILL replays its log): seconds alone, far
+  // more on a machine busy with the other projects' suites.
+  jest.setTimeout(120_000);
+
   it('serves health and readiness, then exits 0 on SIGTERM', async () => {
     const app = start({ PGLITE_DIR: await tempDir() });
     const url = await app.ready;

@@ -1,6 +1,8 @@
 export { postgresServerAvailable, startDatabase } from './database.js';
 export type { StartDatabaseOptions, TestDatabase, TestDatabaseKind } from './database.js';
 export { startRedis } from './redis.js';
+export { startBalancer } from './balancer.js';
+export type { Balancer } from './balancer.js';
 export { startFaultProxy } from './fault-proxy.js';
 export type { FaultProxy } from './fault-proxy.js';
 export type { TestRedis, TestRedisResult } from './redis.js';

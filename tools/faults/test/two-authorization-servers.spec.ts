@@ -1,0 +1,178 @@
+// Two authorization server processes on one PostgreSQL (and one Redis) behind a round-robin balancer, as Keycloak
+// and Hydra run several stateless instances: the interaction crosses instances (sign-in on one, consent on the
+// other, the token on either); 20 concurrent refreshes of one token spread over both behave as one server would
+// (strict rotation: exactly one succeeds; with REFRESH_TOKEN_REUSE_GRACE: all get the same answer) and touch no
+// other family; a key rotated in the database is signed with and published by both within
+// SIGNING_KEY_RELOAD_INTERVAL; rate limits are shared through Redis.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { HeadlessUserAgent, postgresServerAvailable, startRedis, type TestRedis } from '@portcullis/testing';
+import { decodeProtectedHeader } from 'jose';
+import {
+  authorizationRequest,
+  authorize,
+  redeem,
+  refresh,
+  startAuthorizationServers,
+  waitFor,
+  type AuthorizationServerCluster,
+  type TestClient,
+} from '../src/cluster.js';
+
+const ADMIN = fileURLToPath(
+  new URL('../../../apps/authorization-server/dist/admin/main.js', import.meta.url),
+);
+
+const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
+
+async function signedIn(cluster: AuthorizationServerCluster, client: TestClient) {
+  const user = await cluster.createUser();
+  const request = authorizationRequest(cluster.issuer, client, 'notes:read');
+  const callback = await authorize(new HeadlessUserAgent(), request, user, client);
+  const tokens = await redeem(cluster.issuer, client, callback, request);
+  expect(tokens.status).toBe(200);
+  return tokens.body as { access_token: string; refresh_token: string };
+}
+
+function admin(cluster: AuthorizationServerCluster, args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ADMIN), ...args], {
+      env: { PATH: process.env['PATH'], NODE_ENV: 'test', LOG_LEVEL: 'warn', ...cluster.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+describeWithPostgres('two authorization servers behind a balancer, strict refresh rotation', () => {
+  let cluster: AuthorizationServerCluster;
+  beforeAll(async () => {
+    cluster = await startAuthorizationServers(2, { SIGNING_KEY_RELOAD_INTERVAL: '1' });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('walks one interaction across both instances and redeems its code on either', async () => {
+    const client = await cluster.createClient();
+    const before = cluster.instances.map((instance) => cluster.balancer.sent.get(instance.url) ?? 0);
+    const tokens = await signedIn(cluster, client);
+    const during = cluster.instances.map(
+      (instance, index) => (cluster.balancer.sent.get(instance.url) ?? 0) - before[index]!,
+    );
+    // authorize, login page, login form, consent page, consent form, token: spread over both.
+    expect(during.every((count) => count >= 2)).toBe(true);
+    // The refresh token works at each instance directly, in turn.
+    let current = tokens.refresh_token;
+    for (const instance of cluster.instances) {
+      const rotated = await refresh(instance.url, client, current);
+      expect(rotated.status).toBe(200);
+      current = rotated.body['refresh_token'] as string;
+    }
+  });
+
+  it('lets exactly one of 20 concurrent refreshes of one token spread over both succeed, and no other family suffer', async () => {
+    const client = await cluster.createClient();
+    const raced = await signedIn(cluster, client);
+    const bystander = await signedIn(cluster, client);
+
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => refresh(cluster.issuer, client, raced.refresh_token)),
+    );
+
+    expect(results.filter((result) => result.status === 200)).toHaveLength(1);
+    expect(results.filter((result) => result.body['error'] === 'invalid_grant')).toHaveLength(19);
+    expect(results.every((result) => result.status < 500)).toBe(true);
+    // Reuse revoked the raced family, and only it.
+    expect((await refresh(cluster.issuer, client, bystander.refresh_token)).status).toBe(200);
+  });
+
+  it('signs with a key rotated in the database on both instances, which both publish, within the reload interval', async () => {
+    const client = await cluster.createClient();
+    const rotated = await admin(cluster, ['keys', 'rotate', '--json']);
+    expect(rotated.code).toBe(0);
+    const { kid } = JSON.parse(rotated.out) as { kid: string };
+
+    const took = await waitFor(async () => {
+      const kids = await Promise.all(
+        cluster.instances.map(async (instance) => {
+          const tokens = await signedInAt(cluster, instance.url, client);
+          return decodeProtectedHeader(tokens.access_token).kid;
+        }),
+      );
+      return kids.every((signedWith) => signedWith === kid);
+    }, 5_000);
+    expect(took).toBeLessThan(5_000);
+    for (const instance of cluster.instances) {
+      const jwks = (await (await fetch(`${instance.url}/jwks`)).json()) as { keys: { kid: string }[] };
+      expect(jwks.keys.map((key) => key.kid)).toContain(kid);
+    }
+  });
+});
+
+/** A code flow on one instance directly (no balancer), for what that instance signs with. */
+async function signedInAt(cluster: AuthorizationServerCluster, base: string, client: TestClient) {
+  const user = await cluster.createUser();
+  const request = authorizationRequest(cluster.issuer, client, 'notes:read');
+  // The pages and the redirects name the issuer (the balancer); only the token request goes to `base`.
+  const callback = await authorize(new HeadlessUserAgent(), request, user, client);
+  const tokens = await redeem(base, client, callback, request);
+  expect(tokens.status).toBe(200);
+  return tokens.body as { access_token: string };
+}
+
+describeWithPostgres(
+  'two authorization servers behind a balancer, a 30 s reuse grace and a shared Redis',
+  () => {
+    let cluster: AuthorizationServerCluster;
+    let redis: TestRedis | undefined;
+    beforeAll(async () => {
+      redis = (await startRedis()).redis;
+      cluster = await startAuthorizationServers(2, {
+        REFRESH_TOKEN_REUSE_GRACE: '30',
+        ...(redis ? { REDIS_URL: redis.url, RATE_LIMIT_TOKEN: '300' } : {}),
+      });
+    });
+    afterAll(async () => {
+      await cluster?.stop();
+      await redis?.stop();
+    });
+
+    it('gives all of 20 concurrent refreshes of one token spread over both one and the same answer', async () => {
+      const client = await cluster.createClient();
+      const raced = await signedIn(cluster, client);
+
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => refresh(cluster.issuer, client, raced.refresh_token)),
+      );
+
+      expect(results.map((result) => result.status)).toEqual(Array.from({ length: 20 }, () => 200));
+      expect(new Set(results.map((result) => JSON.stringify(result.body))).size).toBe(1);
+      const successor = results[0]!.body['refresh_token'] as string;
+      expect((await refresh(cluster.issuer, client, successor)).status).toBe(200);
+    });
+
+    it('shares one rate limit budget between both instances', async () => {
+      if (!redis) {
+        // CI always has Redis (a container).
+        expect(process.env['CI']).toBeUndefined();
+        return;
+      }
+      const client = await cluster.createClient();
+      // The token endpoint's budget is per client address (the balancer's): 300 a minute between both instances, a
+      // few of them spent by the test before. Two budgets of their own would let all 500 through (250 each).
+      const answers = await Promise.all(
+        Array.from({ length: 500 }, () => refresh(cluster.issuer, client, 'not-a-token')),
+      );
+      const allowed = answers.filter((answer) => answer.status !== 429).length;
+      expect(allowed).toBeLessThanOrEqual(300);
+      expect(allowed).toBeGreaterThan(250);
+      expect(answers.every((answer) => answer.status === 429 || answer.status === 400)).toBe(true);
+    });
+  },
+);
