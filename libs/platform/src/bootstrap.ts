@@ -50,6 +50,9 @@ export async function listen(
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
     forceCloseConnections: 'idle',
+    // A request that reaches an open connection while the app drains is served (its answer closes the connection),
+    // not refused with a 503: it was sent before the client could know.
+    return503OnClosing: false,
     // Fastify's request id is the one pino-http logs; it follows the caller's X-Request-Id when that is sane.
     genReqId: (req: IncomingMessage) => requestIdFor(req.headers['x-request-id']),
     // The router refuses a malformed URL (400) or an over-long path parameter (414) before any hook or route

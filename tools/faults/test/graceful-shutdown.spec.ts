@@ -3,19 +3,29 @@
 //   is refused, and the process exits 0 within SHUTDOWN_TIMEOUT_MS;
 // - a rolling restart of two instances behind the balancer (each taken out of rotation, stopped with SIGTERM,
 //   started again and put back) under steady load: no request is lost or answered with a 5xx.
+import { readdir, readlink } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HeadlessUserAgent, postgresServerAvailable } from '@portcullis/testing';
+import { buildFormSubmission, HeadlessUserAgent, postgresServerAvailable } from '@portcullis/testing';
 import {
   authorizationRequest,
   authorize,
   redeem,
   refresh,
   startAuthorizationServers,
+  waitFor,
   type AuthorizationServerCluster,
   type TestClient,
 } from '../src/cluster.js';
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
+
+/** How many sockets a process holds: its listener, its database pool, and every connection it has accepted. */
+async function openSockets(pid: number): Promise<number> {
+  const entries = await readdir(`/proc/${pid}/fd`);
+  const targets = await Promise.all(entries.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return targets.filter((target) => target.startsWith('socket:')).length;
+}
 
 describeWithPostgres('SIGTERM with 50 requests in flight', () => {
   let cluster: AuthorizationServerCluster;
@@ -30,24 +40,53 @@ describeWithPostgres('SIGTERM with 50 requests in flight', () => {
     const [instance] = cluster.instances;
     const client = await cluster.createClient();
     const user = await cluster.createUser();
-    // 50 browsers, each on the login page of its own authorization request, ready to submit.
-    const forms = await Promise.all(
+    // 50 browsers, each on the login page of its own authorization request, its sign-in ready to post.
+    const posts = await Promise.all(
       Array.from({ length: 50 }, async () => {
         const ua = new HeadlessUserAgent();
         let page = await ua.get(authorizationRequest(cluster.issuer, client).url);
         while ([302, 303].includes(page.status) && page.location) page = await ua.follow(page);
         expect(page.status).toBe(200);
-        return { ua, form: page.form() };
+        const submission = buildFormSubmission(page.form(), {
+          username: user.username,
+          password: user.password,
+        });
+        return {
+          // To the instance itself, each on a connection of its own: the requests must be in the app when the
+          // signal comes, not in a balancer or a client's connection pool.
+          url: new URL(submission.url.replace(cluster.issuer, instance!.url)),
+          body: String(submission.body),
+          cookie: ua.cookieJar.cookieHeader(submission.url) ?? '',
+        };
       }),
     );
+    const pid = instance!.process.process.pid!;
+    const baseline = await openSockets(pid);
 
-    const submitted = forms.map(({ ua, form }) =>
-      ua.submit(form, { username: user.username, password: user.password }).then(
-        (response) => response.status,
-        (error: unknown) => `failed: ${String(error)}`,
-      ),
+    const answered = posts.map(
+      ({ url, body, cookie }) =>
+        new Promise<number | string>((resolve) => {
+          const request = httpRequest(url, {
+            method: 'POST',
+            agent: false,
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': Buffer.byteLength(body),
+              cookie,
+            },
+          });
+          request.on('response', (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          });
+          request.on('error', (error) => resolve(`failed: ${error.message}`));
+          request.end(body);
+        }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // In flight: the app has accepted all 50 connections and read their requests (each sign-in then takes an
+    // argon2id check, four at a time off the event loop).
+    await waitFor(async () => (await openSockets(pid)) >= baseline + 50, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const started = performance.now();
     instance!.process.process.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -55,7 +94,7 @@ describeWithPostgres('SIGTERM with 50 requests in flight', () => {
       () => 'answered',
       () => 'refused',
     );
-    const statuses = await Promise.all(submitted);
+    const statuses = await Promise.all(answered);
     const exitCode = await instance!.process.exited;
     const tookMs = performance.now() - started;
 

@@ -1,0 +1,297 @@
+/**
+ * `npm run soak -- --minutes 10`: the built authorization server and protected server as processes on PostgreSQL,
+ * under steady mixed traffic for as long as asked: new connections (a browser signing in and approving, then the
+ * token), refreshes, resource calls (REST reads and MCP writes) and step-ups (a wider scope with the session and one
+ * more consent). Prints one summary line, and passes (exit 0) when nothing failed unexpectedly, each kind's p99 in
+ * the last minute is within 1.5x of the first minute's, and each app's RSS grew less than 10% from the end of the
+ * first minute (the warm-up: a heap grows to its working size first) to the end.
+ *
+ * PostgreSQL: TEST_DATABASE_URL's server, else a container where a container engine answers.
+ * Options: --minutes N (default 10), --rate R (a multiplier of the default rates, 1), --json FILE (the summary).
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { freePort, HeadlessUserAgent, startDatabase, type TestDatabase } from '@portcullis/testing';
+import {
+  authorizationRequest,
+  authorize,
+  FlowStoppedError,
+  PROTECTED_SERVER_MAIN,
+  redeem,
+  refresh,
+  startAuthorizationServers,
+  startInstance,
+  type AuthorizationServerCluster,
+  type Instance,
+  type TestClient,
+} from './cluster.js';
+import { quantile, rssMiB } from './flood.js';
+import { callTool } from './mcp.js';
+
+type Kind = 'connect' | 'refresh' | 'read' | 'write' | 'step-up';
+
+/** Operations a second of each kind at --rate 1, from this many concurrent clients. */
+const RATES: Record<Kind, { perSecond: number; clients: number }> = {
+  connect: { perSecond: 1, clients: 2 },
+  refresh: { perSecond: 20, clients: 8 },
+  read: { perSecond: 30, clients: 6 },
+  write: { perSecond: 10, clients: 4 },
+  'step-up': { perSecond: 1, clients: 2 },
+};
+
+interface Sample {
+  readonly at: number;
+  readonly ms: number;
+  readonly ok: boolean;
+  readonly outcome: string;
+}
+
+async function containers(): Promise<() => Promise<void>> {
+  if (process.env['TEST_DATABASE_URL']) return async () => undefined;
+  const module = (await import(
+    new URL('../../../libs/testing/jest/containers.js', import.meta.url).href
+  )) as {
+    setup(): Promise<void>;
+    teardown(): Promise<void>;
+  };
+  await module.setup();
+  if (!process.env['PORTCULLIS_TESTCONTAINERS_POSTGRES_URL']) {
+    await module.teardown();
+    throw new Error('soak needs PostgreSQL: set TEST_DATABASE_URL, or run where a container engine answers');
+  }
+  return () => module.teardown();
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      minutes: { type: 'string', default: '10' },
+      rate: { type: 'string', default: '1' },
+      json: { type: 'string' },
+    },
+  });
+  const minutes = Number(values.minutes);
+  const rate = Number(values.rate);
+  if (!(minutes >= 2) || !(rate > 0)) throw new Error('--minutes must be at least 2 and --rate above 0');
+  const stopContainers = await containers();
+  let cluster: AuthorizationServerCluster | undefined;
+  let psDatabase: TestDatabase | undefined;
+  let ps: Instance | undefined;
+  try {
+    const psPort = await freePort();
+    const resource = `http://127.0.0.1:${psPort}/mcp`;
+    cluster = await startAuthorizationServers(1, {
+      RESOURCES: JSON.stringify([
+        {
+          uri: resource,
+          scopes_supported: ['notes:read', 'notes:write'],
+          scope_hierarchy: { 'notes:write': ['notes:read'] },
+        },
+      ]),
+    });
+    psDatabase = await startDatabase();
+    ps = await startInstance(
+      PROTECTED_SERVER_MAIN,
+      { DATABASE_URL: psDatabase.url ?? '', RESOURCE_URI: resource, AUTHORIZATION_SERVER: cluster.issuer },
+      psPort,
+    );
+    const summary = await soak(cluster, ps, resource, minutes, rate);
+    const line =
+      `soak ${minutes} min: ${summary.requests} requests, errors ${JSON.stringify(summary.errors)}; ` +
+      Object.entries(summary.latency)
+        .map(
+          ([kind, l]) =>
+            `${kind} p50/p99 ${l.first.p50.toFixed(1)}/${l.first.p99.toFixed(1)} ms first minute, ${l.last.p50.toFixed(1)}/${l.last.p99.toFixed(1)} ms last`,
+        )
+        .join('; ') +
+      `; RSS authorization server ${summary.rss.authorizationServer.start.toFixed(0)} -> ${summary.rss.authorizationServer.end.toFixed(0)} MiB, protected server ${summary.rss.protectedServer.start.toFixed(0)} -> ${summary.rss.protectedServer.end.toFixed(0)} MiB; ${summary.passed ? 'PASS' : `FAIL (${summary.failures.join('; ')})`}`;
+    process.stdout.write(`${line}\n`);
+    if (values.json) await writeFile(values.json, `${JSON.stringify(summary, null, 2)}\n`);
+    return summary.passed ? 0 : 1;
+  } finally {
+    await ps?.process.stop('SIGTERM');
+    await cluster?.stop();
+    await psDatabase?.stop();
+    await stopContainers();
+  }
+}
+
+async function soak(
+  cluster: AuthorizationServerCluster,
+  ps: Instance,
+  resource: string,
+  minutes: number,
+  rate: number,
+) {
+  const client: TestClient = await cluster.createClient();
+  const users = await Promise.all(Array.from({ length: 4 }, () => cluster.createUser()));
+  const samples: Record<Kind, Sample[]> = { connect: [], refresh: [], read: [], write: [], 'step-up': [] };
+  const started = performance.now();
+  const endAt = started + minutes * 60_000;
+
+  const signIn = async (ua: HeadlessUserAgent, scope: string) => {
+    const user = users[Math.floor(Math.random() * users.length)] ?? users[0];
+    if (!user) throw new Error('no user');
+    const request = authorizationRequest(cluster.issuer, client, scope, resource);
+    const callback = await authorize(ua, request, user, client);
+    return redeem(cluster.issuer, client, callback, request);
+  };
+  // Families and tokens the refreshing, reading and writing clients use; made before the clock starts.
+  const families: string[] = [];
+  const accessTokens: string[] = [];
+  for (let i = 0; i < RATES.refresh.clients; i++) {
+    const tokens = await signIn(new HeadlessUserAgent(), 'notes:read');
+    families.push(tokens.body['refresh_token'] as string);
+  }
+  for (let i = 0; i < 2; i++) {
+    const tokens = await signIn(new HeadlessUserAgent(), 'notes:write');
+    accessTokens.push(tokens.body['access_token'] as string);
+  }
+  // Access tokens live 300 s: the readers and writers renew theirs as a client would.
+  const renewal = setInterval(() => {
+    void Promise.all(
+      accessTokens.map(async (_, index) => {
+        const tokens = await signIn(new HeadlessUserAgent(), 'notes:write').catch(() => undefined);
+        if (tokens?.status === 200) accessTokens[index] = tokens.body['access_token'] as string;
+      }),
+    );
+  }, 120_000);
+
+  const operations: Record<Kind, (client: number) => Promise<{ ok: boolean; outcome: string }>> = {
+    connect: async () => {
+      const tokens = await signIn(new HeadlessUserAgent(), 'notes:read');
+      return { ok: tokens.status === 200, outcome: String(tokens.status) };
+    },
+    refresh: async (index) => {
+      const answer = await refresh(cluster.issuer, client, families[index] ?? '');
+      if (answer.status === 200) families[index] = answer.body['refresh_token'] as string;
+      return { ok: answer.status === 200, outcome: String(answer.status) };
+    },
+    read: async (index) => {
+      const response = await fetch(`${ps.url}/api/notes`, {
+        headers: { authorization: `Bearer ${accessTokens[index % accessTokens.length] ?? ''}` },
+      });
+      await response.body?.cancel();
+      return { ok: response.status === 200, outcome: String(response.status) };
+    },
+    write: async (index) => {
+      const answer = await callTool(
+        resource,
+        accessTokens[index % accessTokens.length] ?? '',
+        'notes_create',
+        {
+          title: `soak ${randomBytes(6).toString('hex')}`,
+        },
+      );
+      const ok = answer.status === 200 && answer.result?.isError !== true;
+      return { ok, outcome: ok ? '200' : answer.result?.isError ? 'tool-error' : String(answer.status) };
+    },
+    'step-up': async () => {
+      const ua = new HeadlessUserAgent();
+      const first = await signIn(ua, 'notes:read');
+      if (first.status !== 200) return { ok: false, outcome: `sign-in ${first.status}` };
+      // The same browser asks for more: its session signs it in, and it approves the wider scope.
+      const wider = await signIn(ua, 'notes:read notes:write');
+      const scope = String(wider.body['scope'] ?? '');
+      const ok = wider.status === 200 && scope.includes('notes:write');
+      return { ok, outcome: ok ? '200' : String(wider.status) };
+    },
+  };
+
+  const loops = (Object.keys(RATES) as Kind[]).flatMap((kind) => {
+    const { perSecond, clients } = RATES[kind];
+    const interval = (clients * 1000) / (perSecond * rate);
+    return Array.from({ length: clients }, async (_, index) => {
+      // Each client paces itself: one operation every `interval` ms, staggered.
+      let next = performance.now() + (index * interval) / clients;
+      while (next < endAt) {
+        const wait = next - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const at = performance.now();
+        let result: { ok: boolean; outcome: string };
+        try {
+          result = await operations[kind](index);
+        } catch (error) {
+          result = {
+            ok: false,
+            outcome: error instanceof FlowStoppedError ? `page ${error.status}` : `error ${String(error)}`,
+          };
+        }
+        samples[kind].push({ at: at - started, ms: performance.now() - at, ...result });
+        next += interval;
+      }
+    });
+  });
+
+  const rssNow = async () => ({
+    authorizationServer: await rssMiB(pidOf(cluster.instances[0])),
+    protectedServer: await rssMiB(pidOf(ps)),
+  });
+  let rssStart = { authorizationServer: 0, protectedServer: 0 };
+  const firstMinute = new Promise<void>((resolve) =>
+    setTimeout(async () => {
+      rssStart = await rssNow();
+      resolve();
+    }, 60_000),
+  );
+  await Promise.all([...loops, firstMinute]);
+  clearInterval(renewal);
+  const rssEnd = await rssNow();
+
+  const errors: Record<string, number> = {};
+  const latency: Record<string, { first: { p50: number; p99: number }; last: { p50: number; p99: number } }> =
+    {};
+  const failures: string[] = [];
+  const totalMs = minutes * 60_000;
+  for (const kind of Object.keys(samples) as Kind[]) {
+    for (const sample of samples[kind]) {
+      if (!sample.ok) errors[`${kind} ${sample.outcome}`] = (errors[`${kind} ${sample.outcome}`] ?? 0) + 1;
+    }
+    const first = samples[kind].filter((sample) => sample.at < 60_000).map((sample) => sample.ms);
+    const last = samples[kind].filter((sample) => sample.at >= totalMs - 60_000).map((sample) => sample.ms);
+    latency[kind] = {
+      first: { p50: quantile(first, 0.5), p99: quantile(first, 0.99) },
+      last: { p50: quantile(last, 0.5), p99: quantile(last, 0.99) },
+    };
+    if (latency[kind].last.p99 > 1.5 * latency[kind].first.p99) {
+      failures.push(
+        `${kind} p99 grew from ${latency[kind].first.p99.toFixed(1)} to ${latency[kind].last.p99.toFixed(1)} ms`,
+      );
+    }
+  }
+  if (Object.keys(errors).length > 0) failures.push(`unexpected errors ${JSON.stringify(errors)}`);
+  for (const app of ['authorizationServer', 'protectedServer'] as const) {
+    if (rssEnd[app] > rssStart[app] * 1.1) {
+      failures.push(`${app} RSS grew from ${rssStart[app].toFixed(0)} to ${rssEnd[app].toFixed(0)} MiB`);
+    }
+  }
+  return {
+    minutes,
+    rate,
+    requests: Object.values(samples).reduce((sum, list) => sum + list.length, 0),
+    byKind: Object.fromEntries(Object.entries(samples).map(([kind, list]) => [kind, list.length])),
+    errors,
+    latency,
+    rss: {
+      authorizationServer: { start: rssStart.authorizationServer, end: rssEnd.authorizationServer },
+      protectedServer: { start: rssStart.protectedServer, end: rssEnd.protectedServer },
+    },
+    failures,
+    passed: failures.length === 0,
+  };
+}
+
+function pidOf(instance: Instance | undefined): number {
+  const pid = instance?.process.process.pid;
+  if (pid === undefined) throw new Error('the app has no process');
+  return pid;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`soak: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
