@@ -62,6 +62,37 @@ export function quantile(values: readonly number[], q: number): number {
  * @see https://chromedevtools.github.io/devtools-protocol/v8/Runtime/#method-getHeapUsage
  */
 export async function heapUsedAfterGcMiB(inspectorPort: number): Promise<number> {
+  return withInspector(inspectorPort, async (call) => {
+    await call('HeapProfiler.enable');
+    // Twice: a second full collection frees what the first one's finalizers released.
+    await call('HeapProfiler.collectGarbage');
+    await call('HeapProfiler.collectGarbage');
+    const usage = await call('Runtime.getHeapUsage');
+    return Number(usage['usedSize']) / (1024 * 1024);
+  });
+}
+
+/** The size of each V8 heap space of a process (MiB), asked through its inspector, without collecting first. */
+export async function heapSpacesMiB(inspectorPort: number): Promise<Record<string, number>> {
+  return withInspector(inspectorPort, async (call) => {
+    const answer = await call('Runtime.evaluate', {
+      expression:
+        "JSON.stringify(process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]))",
+      returnByValue: true,
+    });
+    const value = (answer['result'] as { value?: string } | undefined)?.value ?? '[]';
+    return Object.fromEntries(
+      (JSON.parse(value) as [string, number][]).map(([name, size]) => [name, size / (1024 * 1024)]),
+    );
+  });
+}
+
+type InspectorCall = (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+async function withInspector<T>(
+  inspectorPort: number,
+  work: (call: InspectorCall) => Promise<T>,
+): Promise<T> {
   const [target] = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json()) as {
     webSocketDebuggerUrl: string;
   }[];
@@ -72,8 +103,8 @@ export async function heapUsedAfterGcMiB(inspectorPort: number): Promise<number>
     socket.addEventListener('error', () => reject(new Error('inspector connection failed')));
   });
   let id = 0;
-  const call = (method: string) =>
-    new Promise<Record<string, unknown>>((resolve) => {
+  const call: InspectorCall = (method, params = {}) =>
+    new Promise((resolve) => {
       const mine = ++id;
       const listener = (event: { data: unknown }) => {
         const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, unknown> };
@@ -82,15 +113,10 @@ export async function heapUsedAfterGcMiB(inspectorPort: number): Promise<number>
         resolve(message.result ?? {});
       };
       socket.addEventListener('message', listener);
-      socket.send(JSON.stringify({ id: mine, method }));
+      socket.send(JSON.stringify({ id: mine, method, params }));
     });
   try {
-    await call('HeapProfiler.enable');
-    // Twice: a second full collection frees what the first one's finalizers released.
-    await call('HeapProfiler.collectGarbage');
-    await call('HeapProfiler.collectGarbage');
-    const usage = await call('Runtime.getHeapUsage');
-    return Number(usage['usedSize']) / (1024 * 1024);
+    return await work(call);
   } finally {
     socket.close();
   }

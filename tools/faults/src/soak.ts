@@ -4,7 +4,8 @@
  * token), refreshes, resource calls (REST reads and MCP writes) and step-ups (a wider scope with the session and one
  * more consent). Prints one summary line, and passes (exit 0) when nothing failed unexpectedly, each kind's p99 in
  * the last minute is within 1.5x of the first minute's, and each app's RSS grew less than 10% from the end of the
- * first minute (the warm-up: a heap grows to its working size first) to the end.
+ * first minute (the warm-up: a heap grows to its working size first) to the end, both read right after a full
+ * collection, as is the V8 heap that is still in use (which must not grow 10% either: a leak).
  *
  * PostgreSQL: TEST_DATABASE_URL's server, else a container where a container engine answers.
  * Options: --minutes N (default 10), --rate R (a multiplier of the default rates, 1), --json FILE (the summary).
@@ -26,7 +27,7 @@ import {
   type Instance,
   type TestClient,
 } from './cluster.js';
-import { quantile, rssMiB } from './flood.js';
+import { heapSpacesMiB, heapUsedAfterGcMiB, quantile, rssMiB } from './flood.js';
 import { callTool } from './mcp.js';
 
 type Kind = 'connect' | 'refresh' | 'read' | 'write' | 'step-up';
@@ -81,7 +82,9 @@ async function main(): Promise<number> {
   try {
     const psPort = await freePort();
     const resource = `http://127.0.0.1:${psPort}/mcp`;
+    const inspectors = { authorizationServer: await freePort(), protectedServer: await freePort() };
     cluster = await startAuthorizationServers(1, {
+      NODE_OPTIONS: `--inspect=127.0.0.1:${inspectors.authorizationServer}`,
       RESOURCES: JSON.stringify([
         {
           uri: resource,
@@ -93,19 +96,27 @@ async function main(): Promise<number> {
     psDatabase = await startDatabase();
     ps = await startInstance(
       PROTECTED_SERVER_MAIN,
-      { DATABASE_URL: psDatabase.url ?? '', RESOURCE_URI: resource, AUTHORIZATION_SERVER: cluster.issuer },
+      {
+        DATABASE_URL: psDatabase.url ?? '',
+        RESOURCE_URI: resource,
+        AUTHORIZATION_SERVER: cluster.issuer,
+        NODE_OPTIONS: `--inspect=127.0.0.1:${inspectors.protectedServer}`,
+      },
       psPort,
     );
-    const summary = await soak(cluster, ps, resource, minutes, rate);
+    const summary = await soak(cluster, ps, inspectors, resource, minutes, rate);
     const line =
-      `soak ${minutes} min: ${summary.requests} requests, errors ${JSON.stringify(summary.errors)}; ` +
+      `soak ${minutes} min: ${summary.requests} requests, errors ${JSON.stringify(summary.errors)}, ` +
+      `${summary.retriedGets} GETs sent again on a closed keep-alive connection; ` +
       Object.entries(summary.latency)
         .map(
           ([kind, l]) =>
             `${kind} p50/p99 ${l.first.p50.toFixed(1)}/${l.first.p99.toFixed(1)} ms first minute, ${l.last.p50.toFixed(1)}/${l.last.p99.toFixed(1)} ms last`,
         )
         .join('; ') +
-      `; RSS authorization server ${summary.rss.authorizationServer.start.toFixed(0)} -> ${summary.rss.authorizationServer.end.toFixed(0)} MiB, protected server ${summary.rss.protectedServer.start.toFixed(0)} -> ${summary.rss.protectedServer.end.toFixed(0)} MiB; ${summary.passed ? 'PASS' : `FAIL (${summary.failures.join('; ')})`}`;
+      `; RSS authorization server ${summary.rss.authorizationServer.start.toFixed(0)} -> ${summary.rss.authorizationServer.end.toFixed(0)} MiB, protected server ${summary.rss.protectedServer.start.toFixed(0)} -> ${summary.rss.protectedServer.end.toFixed(0)} MiB` +
+      `; heap after a full collection ${summary.heapAfterFullCollection.authorizationServer.start.toFixed(1)} -> ${summary.heapAfterFullCollection.authorizationServer.end.toFixed(1)} MiB, ${summary.heapAfterFullCollection.protectedServer.start.toFixed(1)} -> ${summary.heapAfterFullCollection.protectedServer.end.toFixed(1)} MiB` +
+      `; ${summary.passed ? 'PASS' : `FAIL (${summary.failures.join('; ')})`}`;
     process.stdout.write(`${line}\n`);
     if (values.json) await writeFile(values.json, `${JSON.stringify(summary, null, 2)}\n`);
     return summary.passed ? 0 : 1;
@@ -117,9 +128,15 @@ async function main(): Promise<number> {
   }
 }
 
+interface Inspectors {
+  readonly authorizationServer: number;
+  readonly protectedServer: number;
+}
+
 async function soak(
   cluster: AuthorizationServerCluster,
   ps: Instance,
+  inspectors: Inspectors,
   resource: string,
   minutes: number,
   rate: number,
@@ -130,6 +147,14 @@ async function soak(
   const started = performance.now();
   const endAt = started + minutes * 60_000;
 
+  // Browsers send an idempotent request again when a reused keep-alive connection turns out closed (RFC 9112
+  // 9.3.1.1); so do these, and the summary counts how often.
+  const browsers: HeadlessUserAgent[] = [];
+  const browser = () => {
+    const ua = new HeadlessUserAgent({ retryIdempotent: true });
+    browsers.push(ua);
+    return ua;
+  };
   const signIn = async (ua: HeadlessUserAgent, scope: string) => {
     const user = users[Math.floor(Math.random() * users.length)] ?? users[0];
     if (!user) throw new Error('no user');
@@ -141,18 +166,18 @@ async function soak(
   const families: string[] = [];
   const accessTokens: string[] = [];
   for (let i = 0; i < RATES.refresh.clients; i++) {
-    const tokens = await signIn(new HeadlessUserAgent(), 'notes:read');
+    const tokens = await signIn(browser(), 'notes:read');
     families.push(tokens.body['refresh_token'] as string);
   }
   for (let i = 0; i < 2; i++) {
-    const tokens = await signIn(new HeadlessUserAgent(), 'notes:write');
+    const tokens = await signIn(browser(), 'notes:write');
     accessTokens.push(tokens.body['access_token'] as string);
   }
   // Access tokens live 300 s: the readers and writers renew theirs as a client would.
   const renewal = setInterval(() => {
     void Promise.all(
       accessTokens.map(async (_, index) => {
-        const tokens = await signIn(new HeadlessUserAgent(), 'notes:write').catch(() => undefined);
+        const tokens = await signIn(browser(), 'notes:write').catch(() => undefined);
         if (tokens?.status === 200) accessTokens[index] = tokens.body['access_token'] as string;
       }),
     );
@@ -160,7 +185,7 @@ async function soak(
 
   const operations: Record<Kind, (client: number) => Promise<{ ok: boolean; outcome: string }>> = {
     connect: async () => {
-      const tokens = await signIn(new HeadlessUserAgent(), 'notes:read');
+      const tokens = await signIn(browser(), 'notes:read');
       return { ok: tokens.status === 200, outcome: String(tokens.status) };
     },
     refresh: async (index) => {
@@ -188,7 +213,7 @@ async function soak(
       return { ok, outcome: ok ? '200' : answer.result?.isError ? 'tool-error' : String(answer.status) };
     },
     'step-up': async () => {
-      const ua = new HeadlessUserAgent();
+      const ua = browser();
       const first = await signIn(ua, 'notes:read');
       if (first.status !== 200) return { ok: false, outcome: `sign-in ${first.status}` };
       // The same browser asks for more: its session signs it in, and it approves the wider scope.
@@ -228,15 +253,44 @@ async function soak(
     authorizationServer: await rssMiB(pidOf(cluster.instances[0])),
     protectedServer: await rssMiB(pidOf(ps)),
   });
+  const heapNow = async () => ({
+    authorizationServer: await heapUsedAfterGcMiB(inspectors.authorizationServer),
+    protectedServer: await heapUsedAfterGcMiB(inspectors.protectedServer),
+  });
+  // Every 30 s: RSS and the size of each V8 heap space, to tell a leak (old space growing) from a heap settling
+  // into its working size.
+  const series: {
+    at: number;
+    rss: Record<string, number>;
+    spaces: Record<string, Record<string, number>>;
+  }[] = [];
+  const sampler = setInterval(() => {
+    void (async () => {
+      series.push({
+        at: Math.round(performance.now() - started),
+        rss: await rssNow(),
+        spaces: {
+          authorizationServer: await heapSpacesMiB(inspectors.authorizationServer),
+          protectedServer: await heapSpacesMiB(inspectors.protectedServer),
+        },
+      });
+    })().catch(() => undefined);
+  }, 30_000);
+  // Memory at the end of the first minute (the warm-up) and at the end, each right after a full collection: what is
+  // still held, not how far the heap happened to have grown since V8's last major collection.
   let rssStart = { authorizationServer: 0, protectedServer: 0 };
+  let heapStart = { authorizationServer: 0, protectedServer: 0 };
   const firstMinute = new Promise<void>((resolve) =>
     setTimeout(async () => {
+      heapStart = await heapNow();
       rssStart = await rssNow();
       resolve();
     }, 60_000),
   );
   await Promise.all([...loops, firstMinute]);
   clearInterval(renewal);
+  clearInterval(sampler);
+  const heapEnd = await heapNow();
   const rssEnd = await rssNow();
 
   const errors: Record<string, number> = {};
@@ -265,11 +319,15 @@ async function soak(
     if (rssEnd[app] > rssStart[app] * 1.1) {
       failures.push(`${app} RSS grew from ${rssStart[app].toFixed(0)} to ${rssEnd[app].toFixed(0)} MiB`);
     }
+    if (heapEnd[app] > heapStart[app] * 1.1) {
+      failures.push(`${app} heap grew from ${heapStart[app].toFixed(1)} to ${heapEnd[app].toFixed(1)} MiB`);
+    }
   }
   return {
     minutes,
     rate,
     requests: Object.values(samples).reduce((sum, list) => sum + list.length, 0),
+    retriedGets: browsers.reduce((sum, ua) => sum + ua.retried, 0),
     byKind: Object.fromEntries(Object.entries(samples).map(([kind, list]) => [kind, list.length])),
     errors,
     latency,
@@ -277,9 +335,28 @@ async function soak(
       authorizationServer: { start: rssStart.authorizationServer, end: rssEnd.authorizationServer },
       protectedServer: { start: rssStart.protectedServer, end: rssEnd.protectedServer },
     },
+    heapAfterFullCollection: {
+      authorizationServer: { start: heapStart.authorizationServer, end: heapEnd.authorizationServer },
+      protectedServer: { start: heapStart.protectedServer, end: heapEnd.protectedServer },
+    },
+    series,
+    // What the apps logged at warn and above (their log level here), when anything failed.
+    logs:
+      failures.length === 0
+        ? {}
+        : {
+            authorizationServer: lastLines(cluster.instances[0]),
+            protectedServer: lastLines(ps),
+          },
     failures,
     passed: failures.length === 0,
   };
+}
+
+function lastLines(instance: Instance | undefined): string[] {
+  if (!instance) return [];
+  const text = `${instance.process.stdout()}${instance.process.stderr()}`;
+  return text.trim().split('\n').slice(-30);
 }
 
 function pidOf(instance: Instance | undefined): number {

@@ -67,6 +67,12 @@ export interface HeadlessUserAgentOptions {
   /** How many redirects {@link HeadlessUserAgent.followUntil} follows before giving up; 10 by default. */
   readonly maxRedirects?: number;
   readonly cookieJar?: CookieJar;
+  /**
+   * Send a GET once more when its connection failed before any answer came (a keep-alive connection the server
+   * closed as it was reused), as browsers do with idempotent requests (RFC 9112 9.3.1.1); `retried` counts them.
+   * Off by default: a test should see every failure.
+   */
+  readonly retryIdempotent?: boolean;
 }
 
 /** One request made, for assertions about where the user-agent went. */
@@ -98,9 +104,13 @@ export class HeadlessUserAgent {
   readonly history: HistoryEntry[] = [];
   private readonly defaultHeaders: Record<string, string>;
   private readonly maxRedirects: number;
+  private readonly retryIdempotent: boolean;
+  /** How many GETs were sent again after their connection failed (with `retryIdempotent`). */
+  retried = 0;
 
   constructor(options: HeadlessUserAgentOptions = {}) {
     this.cookieJar = options.cookieJar ?? new CookieJar();
+    this.retryIdempotent = options.retryIdempotent ?? false;
     this.maxRedirects = options.maxRedirects ?? 10;
     this.defaultHeaders = lowerCaseKeys({
       'User-Agent': options.userAgent ?? DEFAULT_USER_AGENT,
@@ -203,13 +213,19 @@ export class HeadlessUserAgent {
     const cookie = this.cookieJar.cookieHeader(request.url);
     if (cookie) headers['cookie'] = cookie;
     Object.assign(headers, request.headers);
-    let res: Response;
-    try {
-      res = await fetch(request.url, {
+    const attempt = () =>
+      fetch(request.url, {
         method: request.method,
         headers,
         redirect: 'manual',
         ...(request.body !== undefined ? { body: request.body } : {}),
+      });
+    let res: Response;
+    try {
+      res = await attempt().catch((error: unknown) => {
+        if (!this.retryIdempotent || request.method !== 'GET') throw error;
+        this.retried += 1;
+        return attempt();
       });
     } catch (error) {
       throw new Error(`${request.method} ${request.url} failed: ${networkErrorDetail(error)}`, {
