@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   freePort,
-  HeadlessUserAgent,
   postgresServerAvailable,
   startDatabase,
   startTestAuthorizationServer,
@@ -13,12 +12,10 @@ import {
   type TestDatabase,
 } from '@portcullis/testing';
 import {
-  authorizationRequest,
-  authorize,
   PROTECTED_SERVER_MAIN,
   PROXY_MAIN,
-  redeem,
   refresh,
+  refreshFamilies,
   startAuthorizationServers,
   startInstance,
   type AuthorizationServerCluster,
@@ -151,19 +148,8 @@ describeWithPostgres('floods of malformed requests', () => {
 
   it('leave the authorization server standing, its memory at baseline and its good clients served', async () => {
     const client = await cluster.createClient();
-    const user = await cluster.createUser();
     // Four clients, each refreshing its own family in a loop.
-    const families: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const request = authorizationRequest(cluster.issuer, client);
-      const tokens = await redeem(
-        cluster.issuer,
-        client,
-        await authorize(new HeadlessUserAgent(), request, user, client),
-        request,
-      );
-      families.push(tokens.body['refresh_token'] as string);
-    }
+    const families = await refreshFamilies(cluster, client, 4);
     const [instance] = cluster.instances;
     const result = await floodScenario({ app: instance!, inspectorPort: clusterInspector }, async (index) => {
       const answer = await refresh(instance!.url, client, families[index]!);

@@ -287,6 +287,45 @@ export function refresh(base: string, client: TestClient, refreshToken: string) 
   });
 }
 
+/** What {@link signIn} asks for. */
+export interface SignInOptions {
+  readonly scope?: string;
+  readonly resource?: string;
+  /** The browser (its cookies: a session from an earlier sign-in); a new one by default. */
+  readonly ua?: HeadlessUserAgent;
+  /** Where to redeem the code; the issuer (the balancer) by default. */
+  readonly tokenEndpointBase?: string;
+}
+
+/** One authorization through the real pages, its code redeemed: the token endpoint's answer. */
+export async function signIn(
+  issuer: string,
+  client: TestClient,
+  user: { username: string; password: string },
+  options: SignInOptions = {},
+): Promise<TokenAnswer> {
+  const request = authorizationRequest(issuer, client, options.scope, options.resource);
+  const callback = await authorize(options.ua ?? new HeadlessUserAgent(), request, user, client);
+  return redeem(options.tokenEndpointBase ?? issuer, client, callback, request);
+}
+
+/** `count` refresh token families of one new user of the cluster, for `client`: their refresh tokens. */
+export async function refreshFamilies(
+  cluster: AuthorizationServerCluster,
+  client: TestClient,
+  count: number,
+): Promise<string[]> {
+  const user = await cluster.createUser();
+  const ua = new HeadlessUserAgent();
+  const families: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const tokens = await signIn(cluster.issuer, client, user, { ua });
+    if (tokens.status !== 200) throw new Error(`sign-in answered ${tokens.status}`);
+    families.push(tokens.body['refresh_token'] as string);
+  }
+  return families;
+}
+
 /** Waits until `condition` holds, polling; returns how long it took. */
 export async function waitFor(condition: () => Promise<boolean>, withinMs: number): Promise<number> {
   const started = performance.now();

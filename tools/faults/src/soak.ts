@@ -15,12 +15,10 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { freePort, HeadlessUserAgent, startDatabase, type TestDatabase } from '@portcullis/testing';
 import {
-  authorizationRequest,
-  authorize,
   FlowStoppedError,
   PROTECTED_SERVER_MAIN,
-  redeem,
   refresh,
+  signIn,
   startAuthorizationServers,
   startInstance,
   type AuthorizationServerCluster,
@@ -155,29 +153,27 @@ async function soak(
     browsers.push(ua);
     return ua;
   };
-  const signIn = async (ua: HeadlessUserAgent, scope: string) => {
+  const signedIn = async (ua: HeadlessUserAgent, scope: string) => {
     const user = users[Math.floor(Math.random() * users.length)] ?? users[0];
     if (!user) throw new Error('no user');
-    const request = authorizationRequest(cluster.issuer, client, scope, resource);
-    const callback = await authorize(ua, request, user, client);
-    return redeem(cluster.issuer, client, callback, request);
+    return signIn(cluster.issuer, client, user, { ua, scope, resource });
   };
   // Families and tokens the refreshing, reading and writing clients use; made before the clock starts.
   const families: string[] = [];
   const accessTokens: string[] = [];
   for (let i = 0; i < RATES.refresh.clients; i++) {
-    const tokens = await signIn(browser(), 'notes:read');
+    const tokens = await signedIn(browser(), 'notes:read');
     families.push(tokens.body['refresh_token'] as string);
   }
   for (let i = 0; i < 2; i++) {
-    const tokens = await signIn(browser(), 'notes:write');
+    const tokens = await signedIn(browser(), 'notes:write');
     accessTokens.push(tokens.body['access_token'] as string);
   }
   // Access tokens live 300 s: the readers and writers renew theirs as a client would.
   const renewal = setInterval(() => {
     void Promise.all(
       accessTokens.map(async (_, index) => {
-        const tokens = await signIn(browser(), 'notes:write').catch(() => undefined);
+        const tokens = await signedIn(browser(), 'notes:write').catch(() => undefined);
         if (tokens?.status === 200) accessTokens[index] = tokens.body['access_token'] as string;
       }),
     );
@@ -185,7 +181,7 @@ async function soak(
 
   const operations: Record<Kind, (client: number) => Promise<{ ok: boolean; outcome: string }>> = {
     connect: async () => {
-      const tokens = await signIn(browser(), 'notes:read');
+      const tokens = await signedIn(browser(), 'notes:read');
       return { ok: tokens.status === 200, outcome: String(tokens.status) };
     },
     refresh: async (index) => {
@@ -214,10 +210,10 @@ async function soak(
     },
     'step-up': async () => {
       const ua = browser();
-      const first = await signIn(ua, 'notes:read');
+      const first = await signedIn(ua, 'notes:read');
       if (first.status !== 200) return { ok: false, outcome: `sign-in ${first.status}` };
       // The same browser asks for more: its session signs it in, and it approves the wider scope.
-      const wider = await signIn(ua, 'notes:read notes:write');
+      const wider = await signedIn(ua, 'notes:read notes:write');
       const scope = String(wider.body['scope'] ?? '');
       const ok = wider.status === 200 && scope.includes('notes:write');
       return { ok, outcome: ok ? '200' : String(wider.status) };

@@ -16,7 +16,9 @@ import {
   authorize,
   redeem,
   refresh,
+  refreshFamilies,
   RESOURCE,
+  signIn,
   startAuthorizationServers,
   startInstance,
   type AuthorizationServerCluster,
@@ -68,8 +70,7 @@ describeWithPostgres('the authorization server killed mid-flow (PostgreSQL)', ()
     const client = await cluster.createClient();
     const user = await cluster.createUser();
     const ua = new HeadlessUserAgent();
-    const first = authorizationRequest(cluster.issuer, client);
-    const earlier = await redeem(cluster.issuer, client, await authorize(ua, first, user, client), first);
+    const earlier = await signIn(cluster.issuer, client, user, { ua });
     expect(earlier.status).toBe(200);
     const pending = authorizationRequest(cluster.issuer, client);
     const callback = await authorize(ua, pending, user, client);
@@ -91,19 +92,7 @@ describeWithPostgres('the authorization server killed mid-flow (PostgreSQL)', ()
 
   it('leaves each refresh family untouched or rotated whole when killed during concurrent refreshes', async () => {
     const client = await cluster.createClient();
-    const user = await cluster.createUser();
-    const ua = new HeadlessUserAgent();
-    const families: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      const request = authorizationRequest(cluster.issuer, client);
-      const tokens = await redeem(
-        cluster.issuer,
-        client,
-        await authorize(ua, request, user, client),
-        request,
-      );
-      families.push(tokens.body['refresh_token'] as string);
-    }
+    const families = await refreshFamilies(cluster, client, 12);
 
     const inFlight = families.map((token) =>
       refresh(cluster.instances[0]!.url, client, token).catch(() => null),

@@ -11,7 +11,6 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   freePort,
-  HeadlessUserAgent,
   postgresServerAvailable,
   startDatabase,
   startFaultProxy,
@@ -19,12 +18,10 @@ import {
   type TestDatabase,
 } from '@portcullis/testing';
 import {
-  authorizationRequest,
-  authorize,
   FlowStoppedError,
   PROTECTED_SERVER_MAIN,
-  redeem,
   refresh,
+  signIn,
   startAuthorizationServers,
   startInstance,
   waitFor,
@@ -88,13 +85,10 @@ describeWithPostgres('PostgreSQL away for 3 s under load', () => {
   it('refuses the protocol way within 2 s, never 500, and recovers within 5 s with nothing lost', async () => {
     const client: TestClient = await cluster.createClient();
     const user = await cluster.createUser();
-    const signIn = async () => {
-      const request = authorizationRequest(cluster.issuer, client, 'notes:read notes:write', resource);
-      const callback = await authorize(new HeadlessUserAgent(), request, user, client);
-      return redeem(cluster.issuer, client, callback, request);
-    };
+    const signedIn = () =>
+      signIn(cluster.issuer, client, user, { scope: 'notes:read notes:write', resource });
     const families = await Promise.all(
-      Array.from({ length: 8 }, async () => (await signIn()).body as Record<string, string>),
+      Array.from({ length: 8 }, async () => (await signedIn()).body as Record<string, string>),
     );
     const accessToken = families[0]!['access_token']!;
     const beforeOutage = families.map((family) => ({ ...family }));
@@ -172,7 +166,7 @@ describeWithPostgres('PostgreSQL away for 3 s under load', () => {
         (async () => {
           while (running) {
             await record('flow', async () => {
-              const answer = await signIn();
+              const answer = await signedIn();
               return { status: answer.status, retryAfter: answer.headers.has('retry-after') };
             });
           }

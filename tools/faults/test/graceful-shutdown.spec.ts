@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildFormSubmission, HeadlessUserAgent, postgresServerAvailable } from '@portcullis/testing';
 import {
   authorizationRequest,
-  authorize,
-  redeem,
   refresh,
+  refreshFamilies,
   startAuthorizationServers,
   waitFor,
   type AuthorizationServerCluster,
@@ -127,19 +126,7 @@ describeWithPostgres('a rolling restart of two instances behind the balancer', (
 
   it('loses no request and answers no 5xx while each instance in turn is drained and replaced', async () => {
     const client = await cluster.createClient();
-    const user = await cluster.createUser();
-    const ua = new HeadlessUserAgent();
-    const families: string[] = [];
-    for (let i = 0; i < 8; i++) {
-      const request = authorizationRequest(cluster.issuer, client);
-      const tokens = await redeem(
-        cluster.issuer,
-        client,
-        await authorize(ua, request, user, client),
-        request,
-      );
-      families.push(tokens.body['refresh_token'] as string);
-    }
+    const families = await refreshFamilies(cluster, client, 8);
     let done = false;
     const loops = families.map((token) => refreshLoop(client, token, () => done));
 

@@ -8,13 +8,11 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HeadlessUserAgent, postgresServerAvailable, startRedis, type TestRedis } from '@portcullis/testing';
+import { postgresServerAvailable, startRedis, type TestRedis } from '@portcullis/testing';
 import { decodeProtectedHeader } from 'jose';
 import {
-  authorizationRequest,
-  authorize,
-  redeem,
   refresh,
+  signIn,
   startAuthorizationServers,
   waitFor,
   type AuthorizationServerCluster,
@@ -28,10 +26,7 @@ const ADMIN = fileURLToPath(
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
 
 async function signedIn(cluster: AuthorizationServerCluster, client: TestClient) {
-  const user = await cluster.createUser();
-  const request = authorizationRequest(cluster.issuer, client, 'notes:read');
-  const callback = await authorize(new HeadlessUserAgent(), request, user, client);
-  const tokens = await redeem(cluster.issuer, client, callback, request);
+  const tokens = await signIn(cluster.issuer, client, await cluster.createUser());
   expect(tokens.status).toBe(200);
   return tokens.body as { access_token: string; refresh_token: string };
 }
@@ -115,13 +110,11 @@ describeWithPostgres('two authorization servers behind a balancer, strict refres
   });
 });
 
-/** A code flow on one instance directly (no balancer), for what that instance signs with. */
+/** A code flow whose code is redeemed at one instance directly (no balancer), for what that instance signs with. */
 async function signedInAt(cluster: AuthorizationServerCluster, base: string, client: TestClient) {
-  const user = await cluster.createUser();
-  const request = authorizationRequest(cluster.issuer, client, 'notes:read');
-  // The pages and the redirects name the issuer (the balancer); only the token request goes to `base`.
-  const callback = await authorize(new HeadlessUserAgent(), request, user, client);
-  const tokens = await redeem(base, client, callback, request);
+  const tokens = await signIn(cluster.issuer, client, await cluster.createUser(), {
+    tokenEndpointBase: base,
+  });
   expect(tokens.status).toBe(200);
   return tokens.body as { access_token: string };
 }
