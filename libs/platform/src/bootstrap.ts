@@ -1,4 +1,5 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DynamicModule } from '@nestjs/common';
@@ -32,7 +33,11 @@ export interface RunningApp {
   app: NestFastifyApplication;
   /** `http://host:port` the app listens on. */
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, waits up to `drainMs` (default 5,000) for every request in progress to have its
+   * answer under way, then closes the app (its shutdown hooks, then the database).
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 /** Largest request body any endpoint accepts; OAuth and MCP requests are far smaller. */
@@ -75,9 +80,24 @@ export async function listen(
   });
   app.useLogger(app.get(Logger));
   let closing = false;
+  // For the drain: each connection, whether it has carried a request yet and how many answers it has in progress; and
+  // the answers in progress (a request is done with once its answer has started: a streamed answer, an MCP event
+  // stream, is then the app's to end in its shutdown hooks).
+  const connections = new Map<Socket, { served: boolean; active: number }>();
+  const inProgress = new Set<ServerResponse>();
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    const connection = connections.get(request.raw.socket);
+    if (connection) {
+      connection.served = true;
+      connection.active += 1;
+    }
+    inProgress.add(reply.raw);
+    reply.raw.once('close', () => {
+      inProgress.delete(reply.raw);
+      if (connection) connection.active -= 1;
+    });
   });
   // While draining, every answer ends its connection (RFC 9112 9.6), so a keep-alive client opens its next one
   // elsewhere instead of holding this process open.
@@ -90,15 +110,31 @@ export async function listen(
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const shown = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
   const server = app.getHttpServer() as Server;
+  server.on('connection', (socket: Socket) => {
+    connections.set(socket, { served: false, active: 0 });
+    socket.once('close', () => connections.delete(socket));
+  });
   return {
     app,
     url: `http://${shown}:${port}`,
-    close: async () => {
-      // Stop listening (new connections are refused) and let requests in flight finish; a connection whose request
-      // finished is closed as soon as it is idle, rather than when its keep-alive would have timed out.
+    close: async (drainMs = 5_000) => {
+      // Stop listening (new connections are refused) and let requests in flight finish before any shutdown hook
+      // runs (Nest runs them before it stops the HTTP server: a strategy or a client unregistered under a request
+      // in progress would fail it). Only the listener is closed here, not the connections Node counts as idle: a
+      // connection accepted a moment ago whose request has not been read yet looks idle too, and is served. A
+      // keep-alive connection idle after its answers is closed at once, rather than when its keep-alive would have
+      // timed out.
       closing = true;
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      NetServer.prototype.close.call(server);
+      const sweep = setInterval(() => {
+        for (const [socket, { served, active }] of connections) if (served && active === 0) socket.destroy();
+      }, 25);
       try {
+        const deadline = Date.now() + drainMs;
+        const draining = () =>
+          [...inProgress].some((response) => !response.headersSent) ||
+          [...connections.values()].some(({ served }) => !served);
+        while (draining() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
         await app.close();
       } finally {
         clearInterval(sweep);
@@ -142,7 +178,8 @@ export async function runMain(options: MainOptions): Promise<void> {
       process.exit(1);
     }, timeoutMs);
     timer.unref();
-    running.close().then(
+    // The drain gets the shutdown timeout but for the time the hooks and the database need to close.
+    running.close(Math.max(0, timeoutMs - 2_000)).then(
       () => process.exit(0),
       (error: unknown) => {
         process.stderr.write(`${options.name}: error during shutdown: ${String(error)}\n`);

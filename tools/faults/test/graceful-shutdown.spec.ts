@@ -6,14 +6,26 @@
 import { readdir, readlink } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { buildFormSubmission, HeadlessUserAgent, postgresServerAvailable } from '@portcullis/testing';
+import {
+  buildFormSubmission,
+  HeadlessUserAgent,
+  postgresServerAvailable,
+  startDatabase,
+  startTestAuthorizationServer,
+  type TestAuthorizationServer,
+  type TestDatabase,
+} from '@portcullis/testing';
+import { Pool } from 'undici';
 import {
   authorizationRequest,
+  PROTECTED_SERVER_MAIN,
   refresh,
   refreshFamilies,
   startAuthorizationServers,
+  startInstance,
   waitFor,
   type AuthorizationServerCluster,
+  type Instance,
   type TestClient,
 } from '../src/cluster.js';
 
@@ -145,5 +157,65 @@ describeWithPostgres('a rolling restart of two instances behind the balancer', (
     // Every refresh of every family succeeded: none lost, none refused, none a 5xx.
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
     expect(cluster.balancer.failures).toBe(0);
+  });
+});
+
+describeWithPostgres('the protected server drained with SIGTERM', () => {
+  let as: TestAuthorizationServer;
+  let database: TestDatabase;
+  let app: Instance;
+  beforeAll(async () => {
+    as = await startTestAuthorizationServer({ audience: 'set per token' });
+    database = await startDatabase();
+    app = await startInstance(PROTECTED_SERVER_MAIN, {
+      DATABASE_URL: database.url ?? '',
+      AUTHORIZATION_SERVER: as.issuer,
+    });
+  });
+  afterAll(async () => {
+    await app?.process.stop('SIGKILL');
+    await database?.stop();
+    await as?.close();
+  });
+
+  it('serves the requests sent on open connections while it drains, never with a 5xx', async () => {
+    const metadata = (await (await fetch(`${app.url}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+      resource: string;
+    };
+    const token = await as.mint({ claims: { aud: metadata.resource, scope: 'notes:read' } });
+    // 20 keep-alive connections, each used once, then used again as the signal arrives.
+    const pool = new Pool(app.url, { connections: 20, pipelining: 1 });
+    const read = () =>
+      pool.request({ path: '/api/notes', method: 'GET', headers: { authorization: `Bearer ${token}` } }).then(
+        async ({ statusCode, body }) => {
+          await body.dump();
+          return statusCode;
+        },
+        (error: Error) => `connection: ${error.message}`,
+      );
+    expect(await Promise.all(Array.from({ length: 20 }, read))).toEqual(
+      Array.from({ length: 20 }, () => 200),
+    );
+
+    // 200 more on those connections (ten each, one after the other); the signal comes once 20 are answered, with
+    // the rest in progress or queued on their connections.
+    let answered = 0;
+    const during = Array.from({ length: 200 }, () =>
+      read().then((outcome) => {
+        answered += 1;
+        return outcome;
+      }),
+    );
+    while (answered < 20) await new Promise((resolve) => setTimeout(resolve, 1));
+    app.process.process.kill('SIGTERM');
+    const outcomes = await Promise.all(during);
+    const exitCode = await app.process.exited;
+    await pool.close();
+
+    // Each was answered 200 or, sent as its connection was being closed, failed at the connection (the client
+    // tries elsewhere); none was answered with a server error.
+    expect(outcomes.filter((outcome) => typeof outcome === 'number' && outcome !== 200)).toEqual([]);
+    expect(outcomes.filter((outcome) => outcome === 200).length).toBeGreaterThan(20);
+    expect(exitCode).toBe(0);
   });
 });

@@ -3,7 +3,7 @@
  * the {@link TokenVerifier}. Registered under a name unique to this module instance, so two protected apps in one
  * process (tests boot several) never share a strategy through passport's global registry.
  */
-import { Inject, Injectable, type OnModuleDestroy, type Type } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type Type } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import passport from 'passport';
 import { Strategy } from 'passport-http-bearer';
@@ -15,9 +15,9 @@ import type { AuthInfo } from './auth-info.js';
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-2.1 RFC 6750 Section 2.1}
  */
-export function createBearerStrategy(name: string): Type<OnModuleDestroy> {
+export function createBearerStrategy(name: string): Type<OnApplicationShutdown> {
   @Injectable()
-  class BearerStrategy extends PassportStrategy(Strategy, name) implements OnModuleDestroy {
+  class BearerStrategy extends PassportStrategy(Strategy, name) implements OnApplicationShutdown {
     constructor(@Inject(TokenVerifier) private readonly verifier: TokenVerifier) {
       super({});
     }
@@ -27,7 +27,9 @@ export function createBearerStrategy(name: string): Type<OnModuleDestroy> {
       return this.verifier.verify(token);
     }
 
-    onModuleDestroy(): void {
+    // After the HTTP server has drained (Nest runs onModuleDestroy before it stops serving): a request answered
+    // during the drain still finds its strategy.
+    onApplicationShutdown(): void {
       passport.unuse(name);
     }
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
@@ -35,7 +35,7 @@ const ASYMMETRIC_KEY_TYPES = new Set(['RSA', 'EC', 'OKP']);
  * @see https://www.rfc-editor.org/rfc/rfc7523#section-3
  */
 @Injectable()
-export class ClientKeySets implements OnModuleDestroy {
+export class ClientKeySets implements OnApplicationShutdown {
   readonly #logger = new Logger('ClientKeySets');
   readonly #cache = new MetadataDocumentCache<JSONWebKeySet>(JWKS_LIMITS.maxCacheEntries);
   #fetcher: MetadataDocumentFetcher | undefined;
@@ -63,7 +63,8 @@ export class ClientKeySets implements OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  // After the HTTP server has drained, not before (Nest runs onModuleDestroy while requests are still served).
+  async onApplicationShutdown(): Promise<void> {
     await this.#fetcher?.close();
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -24,7 +24,7 @@ import { namesMetadataDocument } from './metadata-document-url.check.js';
  * @see https://datatracker.ietf.org/doc/html/draft-ietf-oauth-client-id-metadata-document-00#section-4
  */
 @Injectable()
-export class ClientIdMetadataDocumentSource implements ClientSource, OnModuleDestroy {
+export class ClientIdMetadataDocumentSource implements ClientSource, OnApplicationShutdown {
   readonly #logger = new Logger('ClientIdMetadataDocuments');
   readonly #enabled: boolean;
   readonly #allowLoopback: boolean;
@@ -60,7 +60,8 @@ export class ClientIdMetadataDocumentSource implements ClientSource, OnModuleDes
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  // After the HTTP server has drained, not before (Nest runs onModuleDestroy while requests are still served).
+  async onApplicationShutdown(): Promise<void> {
     await this.#fetcher?.close();
   }
 
