@@ -110,6 +110,35 @@ describe('FileTokenStore (AES-256-GCM, mode 0600)', () => {
       await expect(stat(`${path}.lock`)).rejects.toMatchObject({ code: 'ENOENT' });
     });
 
+    it('makes a write from another store wait for the turn in progress, so neither loses the other', async () => {
+      const { path } = await setUp();
+      const refreshing = new FileTokenStore({ path, env: {} });
+      const other = new FileTokenStore({ path, env: {} });
+      await refreshing.saveTokens(tokens);
+      const order: string[] = [];
+      const turn = refreshing.exclusive(async () => {
+        await pause(100);
+        await refreshing.saveTokens({ ...tokens, refreshToken: 'rt-rotated' });
+        order.push('rotated');
+      });
+      await pause(20);
+      const client = other
+        .saveClient({
+          issuer: 'https://as.example',
+          clientId: 'client-a',
+          tokenEndpointAuthMethod: 'none',
+          redirectUris: ['http://127.0.0.1/callback'],
+          registeredAt: 1,
+        })
+        .then(() => order.push('client saved'));
+      await Promise.all([turn, client]);
+
+      expect(order).toEqual(['rotated', 'client saved']);
+      const reread = new FileTokenStore({ path, env: {} });
+      expect((await reread.findTokens(tokens.resource))[0]?.refreshToken).toBe('rt-rotated');
+      expect(await reread.getClient('https://as.example')).toBeDefined();
+    });
+
     it('takes over a lock left behind by a process that died', async () => {
       const { path, store } = await setUp();
       await mkdir(`${path}.lock`, { recursive: true });

@@ -7,7 +7,8 @@
  * - MCP "Token Theft" (rotation for public clients): a rotated refresh token is persisted before it is used.
  *   `saveTokens` resolves only after the new file has replaced the old one (write to a temporary file, then rename,
  *   which is atomic on POSIX file systems), so a crash leaves either the old or the new store, never half of one.
- * - Writes from one process are serialised, so concurrent saves never lose each other's changes.
+ * - Writes are serialised, within the process and across processes (each holds the file lock), so concurrent saves
+ *   never lose each other's changes.
  * - RFC 9700 Section 4.14.2 (refresh token reuse revokes the family): processes sharing the file take turns with
  *   `exclusive`, a lock beside the file (`<file>.lock`, taken with an atomic `mkdir`, refreshed while held and taken
  *   over once stale, so a killed process does not block the others), so a refresh token is presented by one of them.
@@ -67,6 +68,8 @@ export class FileTokenStore implements TokenStore {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #lockTimeoutMs: number;
   #turns: Promise<unknown> = Promise.resolve();
+  /** Whether this process holds the file lock for a turn of {@link exclusive} right now. */
+  #holding = false;
 
   constructor(options: FileTokenStoreOptions) {
     this.path = options.path;
@@ -121,7 +124,18 @@ export class FileTokenStore implements TokenStore {
 
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     // One turn at a time in this process too: the lock is the process's, not the caller's.
-    const turn = this.#turns.catch(() => undefined).then(() => this.#withFileLock(fn));
+    const turn = this.#turns
+      .catch(() => undefined)
+      .then(() =>
+        this.#withFileLock(async () => {
+          this.#holding = true;
+          try {
+            return await fn();
+          } finally {
+            this.#holding = false;
+          }
+        }),
+      );
     this.#turns = turn;
     return turn;
   }
@@ -199,15 +213,21 @@ export class FileTokenStore implements TokenStore {
   }
 
   #update(change: (document: StoreDocument) => void): Promise<void> {
-    const run = this.#queue
-      .catch(() => undefined)
-      .then(async () => {
-        const document = await this.#readFile();
-        change(document);
-        await this.#write(document);
-      });
-    this.#queue = run;
-    return run;
+    const queued = () => {
+      const run = this.#queue
+        .catch(() => undefined)
+        .then(async () => {
+          const document = await this.#readFile();
+          change(document);
+          await this.#write(document);
+        });
+      this.#queue = run;
+      return run;
+    };
+    // Another process must not read before this write and rename after it (its stale copy would put back a rotated-out
+    // refresh token): every write is made holding the file lock, as a turn of its own unless a turn of `exclusive`
+    // in this process holds it already (a refresh saving what it got).
+    return this.#holding ? queued() : this.exclusive(queued);
   }
 
   async #write(document: StoreDocument): Promise<void> {
