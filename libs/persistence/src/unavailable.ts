@@ -26,9 +26,10 @@ const SOCKET_UNAVAILABLE = new Set([
   'EAI_AGAIN',
   'EPIPE',
 ]);
-// PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01-57P03 (the server shutting down, crashed, or not
-// accepting connections yet), 53300 (too many connections).
-const SQLSTATE_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+// PostgreSQL SQLSTATEs: the connection exceptions of class 08 (not 08P01, a protocol violation: a bug), 57P01-57P03
+// (the server shutting down, crashed, or not accepting connections yet), 53300 (too many connections), 25006 (a
+// write reaching a standby after a failover).
+const SQLSTATE_UNAVAILABLE = /^(0800[0134678]|57P0[123]|53300|25006)$/;
 // node-postgres's own messages for a connection lost or never made.
 const DRIVER_MESSAGES = [
   'Connection terminated',
@@ -42,6 +43,9 @@ const DRIVER_MESSAGES = [
  * opposed to a statement it refused: what a request should answer with 503 and `Retry-After` rather than a 500.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  // Only what the database client threw: an extension's failed HTTP call (ECONNREFUSED too) is not a database
+  // outage.
+  if (!fromDatabaseClient(error)) return false;
   for (let current = error, depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
     if (typeof current !== 'object') return false;
     const candidate = current as {
@@ -73,6 +77,31 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       const { message } = candidate;
       if (DRIVER_MESSAGES.some((text) => message.includes(text))) return true;
     }
+    current = candidate.cause;
+  }
+  return false;
+}
+
+const DATABASE_ERROR_NAMES = /^(PrismaClient\w*Error|DriverAdapterError)$/;
+
+/** Whether `error`, or something in its `cause` chain, was thrown by Prisma, its driver adapter or node-postgres. */
+function fromDatabaseClient(error: unknown): boolean {
+  for (
+    let current = error, depth = 0;
+    typeof current === 'object' && current !== null && depth < 8;
+    depth++
+  ) {
+    const candidate = current as { name?: unknown; message?: unknown; meta?: unknown; cause?: unknown };
+    if (typeof candidate.name === 'string' && DATABASE_ERROR_NAMES.test(candidate.name)) return true;
+    if (
+      typeof candidate.meta === 'object' &&
+      candidate.meta !== null &&
+      'driverAdapterError' in candidate.meta
+    ) {
+      return true;
+    }
+    const { message } = candidate;
+    if (typeof message === 'string' && DRIVER_MESSAGES.some((text) => message.includes(text))) return true;
     current = candidate.cause;
   }
   return false;
