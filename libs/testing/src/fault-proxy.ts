@@ -16,7 +16,12 @@ export interface FaultProxy {
   readonly isUp: boolean;
   /** Drops every open connection and refuses new ones. */
   down(): Promise<void>;
-  /** Accepts connections again (on the same port). */
+  /**
+   * Keeps every connection open but forwards nothing, either way, and lets new connections in to the same silence:
+   * a server that hangs, or a network that drops packets.
+   */
+  stall(): void;
+  /** Accepts connections again (on the same port), or ends a stall (its silent connections are dropped). */
   up(): Promise<void>;
   close(): Promise<void>;
 }
@@ -24,6 +29,7 @@ export interface FaultProxy {
 /** Starts a {@link FaultProxy} to `target` (`host:port`), up. */
 export async function startFaultProxy(target: { host: string; port: number }): Promise<FaultProxy> {
   const sockets = new Set<Socket>();
+  let stalled = false;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -32,11 +38,16 @@ export async function startFaultProxy(target: { host: string; port: number }): P
   const open = (port: number): Promise<Server> =>
     new Promise((resolve, reject) => {
       const server = createServer((client) => {
-        const upstream = connect(target.port, target.host);
         track(client);
+        if (stalled) return;
+        const upstream = connect(target.port, target.host);
         track(upstream);
-        client.pipe(upstream);
-        upstream.pipe(client);
+        client.on('data', (chunk: Buffer) => {
+          if (!stalled) upstream.write(chunk);
+        });
+        upstream.on('data', (chunk: Buffer) => {
+          if (!stalled) client.write(chunk);
+        });
         client.on('close', () => upstream.destroy());
         upstream.on('close', () => client.destroy());
       });
@@ -63,7 +74,14 @@ export async function startFaultProxy(target: { host: string; port: number }): P
       return server !== undefined;
     },
     down: stop,
+    stall() {
+      stalled = true;
+    },
     async up() {
+      if (stalled) {
+        stalled = false;
+        for (const socket of sockets) socket.destroy();
+      }
       if (server) return;
       // The port was ours a moment ago; another process taking it in between would fail the test loudly.
       server = await open(port);

@@ -67,4 +67,42 @@ describe('the authorization server while Redis is away', () => {
       await started.redis.stop();
     }
   });
+
+  it('does not make every request wait for a Redis that keeps its connection but stops answering', async () => {
+    const started = await startRedis();
+    if (!started.redis) {
+      expect(process.env['CI']).toBeUndefined();
+      return;
+    }
+    const target = new URL(started.redis.url);
+    const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    const as = await startAuthorizationServer({
+      env: { REDIS_URL: proxy.via(started.redis.url), RATE_LIMIT_TOKEN: '1000' },
+    });
+    const body = { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'nobody' };
+    try {
+      expect((await tokenRequest(as, body)).status).toBe(401);
+      proxy.stall();
+      // The first request waits for the command timeout (1 s), then the local counters answer; the next ones are
+      // answered without asking Redis.
+      const first = await timedStatus(() => tokenRequest(as, body));
+      const next = await Promise.all(
+        Array.from({ length: 10 }, () => timedStatus(() => tokenRequest(as, body))),
+      );
+      expect(first.status).toBe(401);
+      expect(next.map(({ status }) => status)).toEqual(Array.from({ length: 10 }, () => 401));
+      expect(Math.max(...next.map(({ ms }) => ms))).toBeLessThan(500);
+    } finally {
+      await proxy.up();
+      await as.close();
+      await proxy.close();
+      await started.redis.stop();
+    }
+  });
 });
+
+async function timedStatus(work: () => Promise<{ status: number }>): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  const { status } = await work();
+  return { status, ms: performance.now() - started };
+}

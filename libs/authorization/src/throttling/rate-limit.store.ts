@@ -40,6 +40,9 @@ if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return { hits, redis.call('PTTL', KEYS[1]) }
 `;
 
+/** After a command failed, how long the local counters answer before Redis is asked again. */
+const SKIP_AFTER_FAILURE_MS = 5_000;
+
 /** Where a {@link RedisRateLimitStore} says how its connection is doing: once per outage, never per request. */
 export interface RateLimitStoreLogger {
   warn(message: string): void;
@@ -58,6 +61,7 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
   readonly #local = new MemoryRateLimitStore();
   readonly #logger: RateLimitStoreLogger;
   #down = false;
+  #skipUntil = 0;
 
   constructor(url: string, logger: RateLimitStoreLogger = new Logger('RateLimit')) {
     this.#logger = logger;
@@ -73,7 +77,11 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
       disconnectTimeout: 200,
     });
     this.#redis.on('error', (error: Error) => this.#outage(error));
-    this.#redis.on('ready', () => this.#recovered());
+    this.#redis.on('ready', () => {
+      // A new connection: asked again at once.
+      this.#skipUntil = 0;
+      this.#recovered();
+    });
   }
 
   /** Whether the counters are the shared ones (Redis answers) rather than this instance's. */
@@ -82,7 +90,9 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
   }
 
   async hit(key: string, windowMs: number): Promise<RateLimitCount> {
-    if (this.#redis.status !== 'ready') return this.#local.hit(key, windowMs);
+    // After a failed command, the local counters answer for a while without asking Redis: a Redis that keeps its
+    // connection but stops answering must not cost every request the command timeout.
+    if (this.#redis.status !== 'ready' || Date.now() < this.#skipUntil) return this.#local.hit(key, windowMs);
     try {
       const [hits, ttl] = (await this.#redis.eval(HIT, 1, `portcullis:rate:${key}`, String(windowMs))) as [
         number,
@@ -91,6 +101,7 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
       this.#recovered();
       return { hits, resetMs: ttl > 0 ? ttl : windowMs };
     } catch (error) {
+      this.#skipUntil = Date.now() + SKIP_AFTER_FAILURE_MS;
       this.#outage(error as Error);
       return this.#local.hit(key, windowMs);
     }
