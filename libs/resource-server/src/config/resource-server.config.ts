@@ -70,7 +70,12 @@ export interface ResolvedTokenOptions {
   readonly maxTokenLength: number;
   readonly cacheMaxEntries: number;
   readonly cacheTtlSeconds: number;
-  readonly jwks: { readonly cooldownMs: number; readonly cacheMaxAgeMs: number; readonly timeoutMs: number };
+  readonly jwks: {
+    readonly cooldownMs: number;
+    readonly cacheMaxAgeMs: number;
+    readonly staleIfErrorMs: number;
+    readonly timeoutMs: number;
+  };
   readonly discovery: {
     readonly timeoutMs: number;
     readonly maxAgeMs: number;
@@ -234,6 +239,7 @@ export function resolveResourceServerConfig(options: ResourceServerOptions): Res
       jwks: Object.freeze({
         cooldownMs: duration(tokens.jwks?.cooldownMs, 30_000, 'tokens.jwks.cooldownMs'),
         cacheMaxAgeMs: duration(tokens.jwks?.cacheMaxAgeMs, 600_000, 'tokens.jwks.cacheMaxAgeMs'),
+        staleIfErrorMs: duration(tokens.jwks?.staleIfErrorMs, 3_600_000, 'tokens.jwks.staleIfErrorMs'),
         timeoutMs: duration(tokens.jwks?.timeoutMs, 5_000, 'tokens.jwks.timeoutMs', 60_000),
       }),
       discovery: Object.freeze({

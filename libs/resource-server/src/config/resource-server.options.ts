@@ -64,6 +64,11 @@ export interface TokenOptions {
     readonly cooldownMs?: number;
     /** How long fetched keys are used before they are fetched again. Default 600000 ms. */
     readonly cacheMaxAgeMs?: number;
+    /**
+     * How much longer the keys held keep verifying while they cannot be fetched again (the authorization server is
+     * away); after that, 503. Default 3600000 ms.
+     */
+    readonly staleIfErrorMs?: number;
     /** Timeout of one JWK set request. Default 5000 ms. */
     readonly timeoutMs?: number;
   };

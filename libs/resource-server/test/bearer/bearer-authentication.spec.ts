@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bearer, bearerChallengeOf, getWithRawHeaders } from '../support/http.js';
 import { startProtectedTestApp, type ProtectedTestApp } from '../support/protected-test-app.js';
-import {
-  startTestAuthorizationServer,
-  type TestAuthorizationServer,
-} from '@portcullis/testing';
+import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 
 const RESOURCE = 'http://127.0.0.1:9/api';
 const METADATA_URL = 'http://127.0.0.1:9/.well-known/oauth-protected-resource/api';

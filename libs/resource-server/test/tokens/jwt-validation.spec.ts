@@ -165,6 +165,27 @@ describe('JWT access token validation', () => {
     expect((await me(app, await as.mint({ key: await createSigningKey('new-kid') }))).status).toBe(503);
   });
 
+  it('stops trusting the keys it holds once they are older than their age plus the stale-if-error bound', async () => {
+    const { as, app } = await stack({
+      tokens: {
+        jwks: { cacheMaxAgeMs: 100, staleIfErrorMs: 200, cooldownMs: 100 },
+        discovery: { maxAgeMs: 100 },
+      },
+    });
+    const token = await as.mint();
+    const later = await as.mint({ claims: { jti: 'later' } });
+    expect((await me(app, token)).status).toBe(200);
+    as.failJwks(500);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    const refused = await me(app, later);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).not.toBeNull();
+    // Once the keys can be fetched again, they verify again.
+    as.failJwks(undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await me(app, await as.mint({ claims: { jti: 'again' } }))).status).toBe(200);
+  });
+
   it('rejects a token signed with the right kid but another key', async () => {
     const { as, app } = await stack();
     const impostor = { ...(await createSigningKey(as.key.kid)) };

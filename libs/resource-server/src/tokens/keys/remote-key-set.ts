@@ -5,7 +5,8 @@
  * - RFC 7517 Section 5 and RFC 8414 Section 2 (`jwks_uri`): the keys are fetched from the document, with a timeout, a
  *   size limit and no redirects (`fetch-json.ts`); the JSON Web Keys are jose's to parse and match.
  * - The keys are fetched again when older than `cacheMaxAgeMs`; while that fetch fails, the keys already held keep
- *   verifying (stale-if-error), so an authorization server that is away does not make good tokens fail.
+ *   verifying (stale-if-error), so an authorization server that is away does not make good tokens fail, for
+ *   `staleIfErrorMs` at most (RFC 5861's stale-if-error, bounded: a withdrawn key must stop verifying some time).
  * - A token naming a `kid` the set does not hold may be signed with a key the authorization server published after
  *   the last fetch (a rotation): the set is fetched again, at most once per `cooldownMs` (a flood of tokens with
  *   made-up `kid`s costs one fetch per cooldown, never one per token). Until a fetch tells, the answer is "unavailable"
@@ -23,6 +24,12 @@ export interface RemoteKeySetOptions {
   readonly timeoutMs: number;
   /** After a failed fetch, how long before another may be tried. */
   readonly failureBackoffMs: number;
+  /**
+   * How long past `cacheMaxAgeMs` the keys held keep verifying while they cannot be fetched again; after that the
+   * resource answers 503 (a key the authorization server withdrew, after a compromise, must not verify forever
+   * because the authorization server cannot be reached).
+   */
+  readonly staleIfErrorMs: number;
 }
 
 /** A key set fetch refused for now: it may be tried again after `retryAfterSeconds`. */
@@ -75,7 +82,20 @@ export class RemoteKeySet {
       }
       return (await this.#fetch()).getKey;
     }
-    if (Date.now() - held.fetchedAt >= this.options.cacheMaxAgeMs && Date.now() >= this.#failedUntil) {
+    const age = Date.now() - held.fetchedAt;
+    if (age >= this.options.cacheMaxAgeMs + this.options.staleIfErrorMs) {
+      // Too old to trust without the authorization server's word: fetched now, or nothing verifies.
+      try {
+        return (await this.#fetch()).getKey;
+      } catch (error) {
+        throw new KeySetUnavailableError(
+          `the keys of ${this.url} are too old to use and cannot be fetched again`,
+          Math.max(1, Math.ceil(this.options.failureBackoffMs / 1000)),
+          { cause: error },
+        );
+      }
+    }
+    if (age >= this.options.cacheMaxAgeMs && Date.now() >= this.#failedUntil) {
       // Stale: fetched again, and meanwhile (or if that fails) the keys held keep verifying.
       this.#fetch().catch(() => undefined);
     }
