@@ -3,7 +3,7 @@
 //   is refused, and the process exits 0 within SHUTDOWN_TIMEOUT_MS;
 // - a rolling restart of two instances behind the balancer (each taken out of rotation, stopped with SIGTERM,
 //   started again and put back) under steady load: no request is lost or answered with a 5xx.
-import { readdir, readlink } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
@@ -31,17 +31,40 @@ import {
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
 
-/** How many sockets a process holds: its listener, its database pool, and every connection it has accepted. */
-async function openSockets(pid: number): Promise<number> {
+/**
+ * The client ports among `from` a process holds an accepted connection from, on `port`: its sockets (the inodes of
+ * its file descriptors) that the kernel lists as established from one of them to `port`.
+ */
+async function acceptedFrom(pid: number, port: number, from: ReadonlySet<number>): Promise<Set<number>> {
   const entries = await readdir(`/proc/${pid}/fd`);
-  const targets = await Promise.all(entries.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
-  return targets.filter((target) => target.startsWith('socket:')).length;
+  const inodes = new Set(
+    (await Promise.all(entries.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => ''))))
+      .map((target) => /^socket:\[(\d+)\]$/.exec(target)?.[1])
+      .filter((inode): inode is string => inode !== undefined),
+  );
+  const table = `${await readFile(`/proc/${pid}/net/tcp`, 'utf8')}${await readFile(`/proc/${pid}/net/tcp6`, 'utf8').catch(() => '')}`;
+  const portOf = (address: string | undefined) => Number.parseInt(address?.split(':').at(-1) ?? '', 16);
+  return new Set(
+    table
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .filter(
+        (fields) =>
+          portOf(fields[1]) === port &&
+          from.has(portOf(fields[2])) &&
+          fields[3] === '01' &&
+          inodes.has(fields[9] ?? ''),
+      )
+      .map((fields) => portOf(fields[2])),
+  );
 }
 
 describeWithPostgres('SIGTERM with 50 requests in flight', () => {
   let cluster: AuthorizationServerCluster;
   beforeAll(async () => {
-    cluster = await startAuthorizationServers(1, { SHUTDOWN_TIMEOUT_MS: '10000' });
+    // 50 argon2id checks (64 MiB, 3 passes each) take seconds on 2 cores, more on a busy CI machine.
+    cluster = await startAuthorizationServers(1, { SHUTDOWN_TIMEOUT_MS: '30000' });
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -72,8 +95,11 @@ describeWithPostgres('SIGTERM with 50 requests in flight', () => {
       }),
     );
     const pid = instance!.process.process.pid!;
-    const baseline = await openSockets(pid);
+    const port = Number(new URL(instance!.url).port);
 
+    const clientPorts = new Set<number>();
+    // A request is in the app once its connection was seen accepted, or once it was answered.
+    const inApp = new Set<number>();
     const answered = posts.map(
       ({ url, body, cookie }) =>
         new Promise<number | string>((resolve) => {
@@ -87,32 +113,48 @@ describeWithPostgres('SIGTERM with 50 requests in flight', () => {
             },
           });
           request.on('response', (response) => {
+            if (response.socket.localPort !== undefined) inApp.add(response.socket.localPort);
             response.resume();
             resolve(response.statusCode ?? 0);
           });
           request.on('error', (error) => resolve(`failed: ${error.message}`));
+          request.on('socket', (socket) =>
+            socket.once('connect', () => {
+              if (socket.localPort !== undefined) clientPorts.add(socket.localPort);
+            }),
+          );
           request.end(body);
         }),
     );
     // In flight: the app has accepted all 50 connections and read their requests (each sign-in then takes an
     // argon2id check, four at a time off the event loop).
-    await waitFor(async () => (await openSockets(pid)) >= baseline + 50, 10_000);
+    await waitFor(async () => {
+      for (const accepted of await acceptedFrom(pid, port, clientPorts)) inApp.add(accepted);
+      return clientPorts.size === 50 && inApp.size === 50;
+    }, 20_000);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = performance.now();
     instance!.process.process.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const refused = await fetch(`${instance!.url}/healthz`).then(
-      () => 'answered',
-      () => 'refused',
-    );
+    // A new connection (not one a client pool kept open, which would still be served).
+    const refused = await new Promise<string>((resolve) => {
+      const probe = httpRequest(`${instance!.url}/healthz`, { agent: false });
+      probe.on('response', (response) => {
+        response.resume();
+        resolve('answered');
+      });
+      probe.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'failed'));
+      probe.end();
+    });
     const statuses = await Promise.all(answered);
     const exitCode = await instance!.process.exited;
     const tookMs = performance.now() - started;
 
     expect(statuses).toEqual(Array.from({ length: 50 }, () => 303));
-    expect(refused).toBe('refused');
+    // Refused, or reset if it reached the listener's backlog just before the listener closed: never served.
+    expect(['ECONNREFUSED', 'ECONNRESET']).toContain(refused);
     expect(exitCode).toBe(0);
-    expect(tookMs).toBeLessThan(10_000);
+    expect(tookMs).toBeLessThan(30_000);
   });
 });
 
