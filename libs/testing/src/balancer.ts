@@ -54,6 +54,10 @@ export async function startBalancer(targets: readonly string[] = [], port = 0): 
     });
     incoming.pipe(forwarded);
   });
+  // Idle connections from clients are closed by the clients first (undici: after 4 s), never by the balancer as a client
+  // reuses one: a slow event loop must not turn into failed requests.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
