@@ -50,6 +50,7 @@ import { SessionRepository } from './sessions/session.repository.js';
 import { SessionService } from './sessions/session.service.js';
 import { RATE_LIMIT_STORE, RateLimitGuard } from './throttling/rate-limit.guard.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-limit.store.js';
+import { AuthorizationMetrics } from './metrics/authorization.metrics.js';
 import { GrantRepository } from './tokens/grant.repository.js';
 import { TokenIssuer } from './tokens/token-issuer.service.js';
 import { TokenController } from './tokens/token.controller.js';
@@ -121,6 +122,7 @@ export class AuthorizationServerModule {
       controllers: [DiscoveryController],
       providers: [
         { provide: AUTHORIZATION_SERVER_OPTIONS, useValue: options },
+        AuthorizationMetrics,
         { provide: ResourceRegistry, useValue: new ResourceRegistry(options.resources) },
         { provide: APP_FILTER, useClass: OAuthExceptionFilter },
         {

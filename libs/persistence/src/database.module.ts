@@ -6,7 +6,7 @@ import {
   type DynamicModule,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { openDatabase, type Database, type DatabaseTarget } from './database.js';
+import { openDatabase, type Database, type DatabaseTarget, type QueryObserver } from './database.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { UnitOfWork } from './unit-of-work.js';
 
@@ -16,6 +16,8 @@ export const DATABASE = 'portcullis:database';
 export interface DatabaseModuleOptions {
   target: DatabaseTarget;
   poolSize?: number;
+  /** Told of every statement (metrics). */
+  onQuery?: QueryObserver;
 }
 
 /**
@@ -36,7 +38,8 @@ export class DatabaseModule implements OnApplicationShutdown {
           useFactory: async (): Promise<Database> => {
             const logger = new Logger('Database');
             const database = await openDatabase(options.target, {
-              poolSize: options.poolSize,
+              ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+              ...(options.onQuery ? { onQuery: options.onQuery } : {}),
               logger: { info: (message) => logger.log(message), warn: (message) => logger.warn(message) },
             });
             logger.log(`using ${database.description}`);

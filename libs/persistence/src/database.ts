@@ -14,19 +14,51 @@ import { translateDatabaseError } from './unavailable.js';
  * `DatabaseUnavailableError` (503 `temporarily_unavailable` with `Retry-After`), whichever repository made it, so no
  * request answers 500 for an outage.
  */
-function translatingErrors(prisma: PrismaClient): PrismaClient {
+function translatingErrors(prisma: PrismaClient, onQuery?: QueryObserver): PrismaClient {
   return prisma.$extends({
     name: 'portcullis-database-unavailable',
     query: {
-      async $allOperations({ args, query }) {
+      async $allOperations({ model, operation, args, query }) {
+        const started = performance.now();
+        let ok = false;
         try {
-          return await query(args);
+          const result = await query(args);
+          ok = true;
+          return result;
         } catch (error) {
           throw translateDatabaseError(error);
+        } finally {
+          onQuery?.({
+            operation,
+            ...(model ? { model } : {}),
+            seconds: (performance.now() - started) / 1000,
+            ok,
+          });
         }
       },
     },
   }) as unknown as PrismaClient;
+}
+
+/** One statement made through the Prisma client: what it was, how long it took, and whether it succeeded. */
+export interface QueryEvent {
+  readonly model?: string;
+  readonly operation: string;
+  readonly seconds: number;
+  readonly ok: boolean;
+}
+
+/** Told of every statement; for metrics. */
+export type QueryObserver = (event: QueryEvent) => void;
+
+/** The connection pool of a PostgreSQL database, now. */
+export interface PoolStats {
+  /** Connections open, busy or idle. */
+  readonly total: number;
+  readonly idle: number;
+  /** Requests waiting for a connection. */
+  readonly waiting: number;
+  readonly max: number;
 }
 
 /** Where the data lives: a PostgreSQL server, an embedded PGlite directory, or an already open PGlite. */
@@ -38,6 +70,8 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** Connection pool size for PostgreSQL (default 10). */
   poolSize?: number;
+  /** Told of every statement made through the Prisma client (its duration, whether it failed). */
+  onQuery?: QueryObserver;
 }
 
 /** An open database: the Prisma client for the app, and single sessions for migrations and health. */
@@ -52,6 +86,8 @@ export interface Database {
   ping(): Promise<void>;
   /** Names of shipped migrations not applied to this database. */
   pendingMigrations(): Promise<string[]>;
+  /** The PostgreSQL connection pool's state; undefined for the embedded database (one session, no pool). */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
 }
 
@@ -69,7 +105,9 @@ export async function openDatabase(
   options: OpenDatabaseOptions = {},
 ): Promise<Database> {
   const database =
-    'url' in target ? await openPostgres(target.url, options) : await openEmbedded(target, options.logger);
+    'url' in target
+      ? await openPostgres(target.url, options)
+      : await openEmbedded(target, options.logger, options.onQuery);
   if (options.migrate !== false) {
     try {
       await database.withSession((session) => migrate(session, { logger: options.logger }));
@@ -96,17 +134,18 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   };
   // Connect once up front so a wrong URL fails the boot with a clear message, not on the first request.
   await (await connect()).end();
-  const prisma = translatingErrors(
-    new PrismaClient({
-      adapter: new PrismaPg({
-        connectionString: url,
-        max: options.poolSize ?? 10,
-        // A request waits this long for a connection while the database is away, then answers 503.
-        connectionTimeoutMillis: 2_000,
-        keepAlive: true,
-      }),
-    }),
-  );
+  const max = options.poolSize ?? 10;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // A request waits this long for a connection while the database is away, then answers 503.
+    connectionTimeoutMillis: 2_000,
+    keepAlive: true,
+  });
+  // A pooled connection that breaks while idle (the server restarted) is dropped by the pool; without a listener the
+  // error would end the process.
+  pool.on('error', () => undefined);
+  const prisma = translatingErrors(new PrismaClient({ adapter: new PrismaPg(pool) }), options.onQuery);
   const withSession = async <T>(fn: (session: SqlSession) => Promise<T>): Promise<T> => {
     const client = await connect();
     try {
@@ -124,8 +163,10 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
       await prisma.$queryRawUnsafe('SELECT 1');
     },
     pendingMigrations: () => pendingMigrations(prismaSession(prisma)),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
       await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
     },
   };
 }
@@ -133,6 +174,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
 async function openEmbedded(
   target: { pgliteDir: string } | { pglite: PGlite },
   logger: MigrationLogger | undefined,
+  onQuery: QueryObserver | undefined,
 ): Promise<Database> {
   let lock: EmbeddedLock | undefined;
   let pglite: PGlite;
@@ -155,7 +197,7 @@ async function openEmbedded(
     }
     description = `embedded PGlite at ${target.pgliteDir}`;
   }
-  const prisma = translatingErrors(new PrismaClient({ adapter: new PrismaPGlite(pglite) }));
+  const prisma = translatingErrors(new PrismaClient({ adapter: new PrismaPGlite(pglite) }), onQuery);
   const ownsInstance = !('pglite' in target);
   return {
     kind: 'embedded',
@@ -167,6 +209,7 @@ async function openEmbedded(
       await pglite.query('SELECT 1');
     },
     pendingMigrations: () => pendingMigrations(pgliteSession(pglite)),
+    poolStats: () => undefined,
     close: async () => {
       await prisma.$disconnect();
       if (ownsInstance) await pglite.close();

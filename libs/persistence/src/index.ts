@@ -1,5 +1,12 @@
 export { openDatabase, DatabaseConnectionError } from './database.js';
-export type { Database, DatabaseTarget, OpenDatabaseOptions } from './database.js';
+export type {
+  Database,
+  DatabaseTarget,
+  OpenDatabaseOptions,
+  PoolStats,
+  QueryEvent,
+  QueryObserver,
+} from './database.js';
 export { DatabaseModule, DATABASE } from './database.module.js';
 export { UnitOfWork } from './unit-of-work.js';
 export {

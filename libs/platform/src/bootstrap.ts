@@ -7,6 +7,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { ConfigError, type EnvSource } from './config.js';
 import { requestIdFor } from './logging.js';
+import { httpRequestDuration, METRICS_REGISTRY } from './metrics/metrics.js';
+import type { Registry } from 'prom-client';
 
 /** Overrides the harness passes to an app module (a database of its own instead of the configured one). */
 export interface AppOverrides {
@@ -86,6 +88,21 @@ export async function listen(
   const connections = new Map<Socket, { served: boolean; active: number }>();
   const inProgress = new Set<ServerResponse>();
   const fastify = app.getHttpAdapter().getInstance();
+  const registry = metricsRegistryOf(app);
+  const requests = registry ? httpRequestDuration(registry) : undefined;
+  if (requests) {
+    fastify.addHook('onResponse', async (request, reply) => {
+      requests.observe(
+        {
+          method: request.method,
+          // The route's template (`/register/:client_id`), never the path: one series per route, whatever is asked.
+          route: request.routeOptions.url ?? 'unmatched',
+          status_code: String(reply.statusCode),
+        },
+        reply.elapsedTime / 1000,
+      );
+    });
+  }
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     const connection = connections.get(request.raw.socket);
@@ -141,6 +158,15 @@ export async function listen(
       }
     },
   };
+}
+
+/** The app's metrics registry, when its root module imports the platform's (every app configured by configureApp). */
+function metricsRegistryOf(app: NestFastifyApplication): Registry | undefined {
+  try {
+    return app.get<Registry>(METRICS_REGISTRY, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
 
 export interface MainOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { baseEnvSchema, ConfigError, databaseTargetFromEnv, parseEnv } from './config.js';
+import { baseEnvSchema, checkBaseEnv, ConfigError, databaseTargetFromEnv, parseEnv } from './config.js';
 
 const schema = baseEnvSchema({ port: 4000 });
 
@@ -42,6 +42,28 @@ describe('parseEnv', () => {
   it('never echoes the value of a bad DATABASE_URL, which may hold a password', () => {
     expect(() => parseEnv(schema, { DATABASE_URL: 'mysql://u:hunter2@h/db' })).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+    );
+  });
+});
+
+describe('checkBaseEnv', () => {
+  it('refuses production with /metrics open: METRICS_TOKEN is required, or METRICS=off', () => {
+    expect(() => checkBaseEnv(parseEnv(schema, { NODE_ENV: 'production' }))).toThrow(
+      'invalid configuration: METRICS_TOKEN is required in production (or set METRICS=off)',
+    );
+    expect(() =>
+      checkBaseEnv(parseEnv(schema, { NODE_ENV: 'production', METRICS_TOKEN: 'a'.repeat(24) })),
+    ).not.toThrow();
+    expect(() => checkBaseEnv(parseEnv(schema, { NODE_ENV: 'production', METRICS: 'off' }))).not.toThrow();
+  });
+
+  it('leaves /metrics open in development', () => {
+    expect(() => checkBaseEnv(parseEnv(schema, {}))).not.toThrow();
+  });
+
+  it('refuses a METRICS_TOKEN shorter than 16 characters, without echoing it', () => {
+    expect(() => parseEnv(schema, { METRICS_TOKEN: 'short-secret' })).toThrow(
+      'invalid configuration: METRICS_TOKEN must be at least 16 characters (e.g. `openssl rand -base64 24`)',
     );
   });
 });

@@ -46,6 +46,12 @@ export function baseEnvSchema(defaults: { port: number }) {
     DATABASE_URL: z.preprocess(unsetIfEmpty, databaseUrl.optional()),
     PGLITE_DIR: z.string().min(1).optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    METRICS: z.enum(['on', 'off']).default('on'),
+    METRICS_TOKEN: z.preprocess(
+      unsetIfEmpty,
+      z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -base64 24`)').optional(),
+    ),
   });
 }
 
@@ -64,6 +70,20 @@ export function parseEnv<Schema extends z.ZodType>(schema: Schema, env: EnvSourc
     return `${name} ${issue.message}`;
   });
   throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+}
+
+/**
+ * The rules across variables every app keeps: in production `/metrics` is either behind `METRICS_TOKEN` or off, never
+ * open to whoever reaches the port.
+ *
+ * @throws ConfigError naming the variable
+ */
+export function checkBaseEnv(env: BaseEnv): void {
+  if (env.NODE_ENV === 'production' && env.METRICS === 'on' && !env.METRICS_TOKEN) {
+    throw new ConfigError(
+      'invalid configuration: METRICS_TOKEN is required in production (or set METRICS=off)',
+    );
+  }
 }
 
 /**

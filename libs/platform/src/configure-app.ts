@@ -1,7 +1,7 @@
 import type { DynamicModule, Provider, Type } from '@nestjs/common';
 import type { z } from 'zod';
 import type { AppOverrides, ConfiguredApp } from './bootstrap.js';
-import { databaseTargetFromEnv, parseEnv, type BaseEnv, type EnvSource } from './config.js';
+import { checkBaseEnv, databaseTargetFromEnv, parseEnv, type BaseEnv, type EnvSource } from './config.js';
 import { PlatformModule } from './platform.module.js';
 
 /** Injection token of an app's parsed configuration (its `env.schema.ts` output). */
@@ -28,6 +28,7 @@ export function configureApp<Schema extends z.ZodType<BaseEnv>>(
   options: ConfigureAppOptions<Schema>,
 ): ConfiguredApp {
   const config = parseEnv(options.schema, options.env);
+  checkBaseEnv(config);
   const pretty = config.NODE_ENV === 'development' && process.stdout.isTTY === true;
   return {
     module: {
@@ -41,6 +42,11 @@ export function configureApp<Schema extends z.ZodType<BaseEnv>>(
             ...(options.overrides?.logDestination ? { destination: options.overrides.logDestination } : {}),
           },
           database: options.overrides?.database ?? databaseTargetFromEnv(config, options.name),
+          databasePoolSize: config.DATABASE_POOL_SIZE,
+          metrics: {
+            enabled: config.METRICS === 'on',
+            ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}),
+          },
         }),
         ...(options.imports?.(config) ?? []),
       ],

@@ -6,7 +6,7 @@ export type {
   PortcullisAppModule,
   RunningApp,
 } from './bootstrap.js';
-export { baseEnvSchema, parseEnv, databaseTargetFromEnv, ConfigError } from './config.js';
+export { baseEnvSchema, checkBaseEnv, parseEnv, databaseTargetFromEnv, ConfigError } from './config.js';
 export type { BaseEnv, EnvSource } from './config.js';
 export { HealthController } from './health.controller.js';
 export { loggerParams, redactLogLine, redactUrl, requestIdFor } from './logging.js';
@@ -16,3 +16,12 @@ export type { PlatformModuleOptions } from './platform.module.js';
 export { APP_CONFIG, configureApp } from './configure-app.js';
 export type { ConfigureAppOptions } from './configure-app.js';
 export { composeExtensions, extensionsEnvField, type ExtensionCatalogue } from './extensions.env.js';
+export {
+  counterIn,
+  createMetricsRegistry,
+  httpRequestDuration,
+  LATENCY_BUCKETS,
+  METRICS_REGISTRY,
+  metricIn,
+} from './metrics/metrics.js';
+export { MetricsController, METRICS_TOKEN } from './metrics/metrics.controller.js';

@@ -175,7 +175,7 @@ export function loggerParams(options: LoggingOptions): Params {
     },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     // Probes every few seconds would drown the log.
-    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
     ...(options.pretty && !options.destination
       ? { transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'HH:MM:ss' } } }
       : {}),

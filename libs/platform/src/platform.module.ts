@@ -1,26 +1,59 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { DatabaseModule, type DatabaseTarget } from '@portcullis/persistence';
+import { DATABASE, DatabaseModule, type Database, type DatabaseTarget } from '@portcullis/persistence';
 import { HealthController } from './health.controller.js';
 import { loggerParams, type LoggingOptions } from './logging.js';
+import { METRICS_TOKEN, MetricsController } from './metrics/metrics.controller.js';
+import {
+  createMetricsRegistry,
+  databasePool,
+  databaseQueryDuration,
+  METRICS_REGISTRY,
+} from './metrics/metrics.js';
 
 export interface PlatformModuleOptions {
   logging: LoggingOptions;
   database: DatabaseTarget;
+  /** PostgreSQL connection pool size (default 10). */
+  databasePoolSize?: number;
+  /** `/metrics`: served unless `enabled` is false, behind `token` when set. */
+  metrics?: { enabled: boolean; token?: string };
 }
 
-/** Logging, the database and the health probes: what every Portcullis app imports first. */
+/**
+ * Logging, the database, the health probes and the metrics registry (`/metrics`): what every Portcullis app imports
+ * first.
+ */
 @Module({})
 export class PlatformModule {
   static forRoot(options: PlatformModuleOptions): DynamicModule {
+    // One registry per app, made before the database opens so that its statements are timed from the first.
+    const registry = createMetricsRegistry();
+    const queries = databaseQueryDuration(registry);
+    const metricsServed = options.metrics?.enabled !== false;
     return {
       module: PlatformModule,
+      global: true,
       imports: [
         LoggerModule.forRoot(loggerParams(options.logging)),
-        DatabaseModule.forRoot({ target: options.database }),
+        DatabaseModule.forRoot({
+          target: options.database,
+          ...(options.databasePoolSize ? { poolSize: options.databasePoolSize } : {}),
+          onQuery: ({ operation, seconds, ok }) =>
+            queries.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds),
+        }),
       ],
-      controllers: [HealthController],
-      exports: [DatabaseModule],
+      controllers: [HealthController, ...(metricsServed ? [MetricsController] : [])],
+      providers: [
+        { provide: METRICS_REGISTRY, useValue: registry },
+        { provide: METRICS_TOKEN, useValue: options.metrics?.token },
+        {
+          provide: 'portcullis:database-pool-metrics',
+          useFactory: (database: Database) => databasePool(registry, () => database.poolStats()),
+          inject: [DATABASE],
+        },
+      ],
+      exports: [DatabaseModule, METRICS_REGISTRY],
     };
   }
 }

@@ -10,3 +10,9 @@ export const AUTH_INFO_PROPERTY = 'portcullisAuth';
 /** Route metadata keys of the scope decorators. */
 export const REQUIRED_SCOPES_METADATA = 'portcullis:required-scopes';
 export const SCOPE_RESOLVER_METADATA = 'portcullis:scope-resolver';
+
+/**
+ * The injection token of the host app's `prom-client` Registry, when it has one (the Portcullis apps provide it through
+ * libs/platform under this name): the resource server counts what it refuses there.
+ */
+export const METRICS_REGISTRY = 'portcullis:metrics-registry';

@@ -51,3 +51,5 @@ export { expectBootedApp } from './health.js';
 export { requestLogLines } from './logs.js';
 export { expectHostileInputRefused, expectInvalidRequest, hostileText } from './hostile-input.js';
 export type { HostileInputTarget } from './hostile-input.js';
+export { metricValue, parseMetrics } from './metrics.js';
+export type { MetricSample } from './metrics.js';

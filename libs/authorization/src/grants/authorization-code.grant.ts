@@ -19,6 +19,7 @@ import {
 import { UnitOfWork } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
+import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
 import { GrantRepository, type CodeRedemption } from '../tokens/grant.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
 import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
@@ -34,6 +35,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
     private readonly grants: GrantRepository,
     private readonly issuer: TokenIssuer,
     private readonly work: UnitOfWork,
+    private readonly metrics: AuthorizationMetrics,
   ) {}
 
   async handle(
@@ -131,6 +133,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
 
   async #replayed(grantId: string): Promise<never> {
     this.#logger.warn(`authorization code replayed: revoking grant ${grantId}`);
+    this.metrics.authorizationCodeReplayed();
     await this.grants.revokeGrant(grantId);
     throw new OAuthError('invalid_grant', 'authorization code is invalid');
   }

@@ -16,6 +16,7 @@ import { OAuthError, parseScope } from '@portcullis/protocol';
 import { UnitOfWork, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
+import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
 import { GrantRepository, tokenHash } from '../tokens/grant.repository.js';
 import { SessionRepository } from '../sessions/session.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
@@ -35,6 +36,7 @@ export class RefreshTokenGrant implements TokenGrant {
     private readonly sessions: SessionRepository,
     private readonly issuer: TokenIssuer,
     private readonly work: UnitOfWork,
+    private readonly metrics: AuthorizationMetrics,
   ) {}
 
   async handle(
@@ -167,6 +169,7 @@ export class RefreshTokenGrant implements TokenGrant {
 
   async #reused(grantId: string): Promise<never> {
     this.#logger.warn(`refresh token reused: revoking grant ${grantId}`);
+    this.metrics.refreshTokenReused();
     await this.grants.revokeGrant(grantId);
     throw new OAuthError('invalid_grant', 'refresh token is invalid');
   }

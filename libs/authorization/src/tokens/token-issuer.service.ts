@@ -8,6 +8,7 @@ import {
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
+import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
 import { GrantRepository } from './grant.repository.js';
 
 /** What to mint: one access token for one audience, optionally a refresh token and an ID token. */
@@ -53,6 +54,7 @@ export class TokenIssuer {
     private readonly keys: SigningKeysService,
     private readonly grants: GrantRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+    private readonly metrics: AuthorizationMetrics,
   ) {}
 
   /** The configured lifetimes, for grants that compute expiries. */
@@ -121,6 +123,7 @@ export class TokenIssuer {
         .setExpirationTime(now + lifetimes.idToken)
         .sign(key.privateKey);
     }
+    this.metrics.tokenIssued(request.grantType);
     return {
       access_token: accessToken,
       token_type: request.proof?.tokenType ?? 'Bearer',

@@ -20,13 +20,15 @@ import {
   HttpException,
   Inject,
   Logger,
+  Optional,
   type ArgumentsHost,
   type ExceptionFilter,
 } from '@nestjs/common';
 import { describeFrameworkRefusal, OAuthError } from '@portcullis/protocol';
 import type { FastifyReply } from 'fastify';
+import { Counter, type Registry } from 'prom-client';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
-import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
+import { METRICS_REGISTRY, RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
 import { bearerChallenge } from './bearer-challenge.js';
 import { BearerChallengeError } from './bearer-challenge.error.js';
 
@@ -47,7 +49,23 @@ interface ErrorResponse {
 export class ResourceServerExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('ResourceServer');
 
-  constructor(@Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig) {}
+  readonly #refusals: Counter<'reason'> | undefined;
+
+  constructor(
+    @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
+    @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
+  ) {
+    this.#refusals = registry
+      ? ((registry.getSingleMetric('portcullis_token_validation_failures_total') as
+          Counter<'reason'> | undefined) ??
+        new Counter({
+          name: 'portcullis_token_validation_failures_total',
+          help: 'Requests to a protected route refused by the resource server, by reason: missing (no credentials) or the error code',
+          labelNames: ['reason'],
+          registers: [registry],
+        }))
+      : undefined;
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
@@ -73,6 +91,7 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
 
   private toResponse(exception: unknown): ErrorResponse {
     if (exception instanceof BearerChallengeError) {
+      this.#refusals?.inc({ reason: exception.error?.code ?? 'missing' });
       return this.oauth(exception.error, exception.requiredScopes, exception.status, exception.presentedWith);
     }
     if (exception instanceof OAuthError) return this.oauth(exception, [], exception.status, 'bearer');

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { AuthorizationMetrics } from '../../metrics/authorization.metrics.js';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -32,7 +33,10 @@ export class ClientIdMetadataDocumentSource implements ClientSource, OnApplicati
   readonly #cache = new MetadataDocumentCache<OAuthClient>(METADATA_DOCUMENT_LIMITS.maxCacheEntries);
   #fetcher: MetadataDocumentFetcher | undefined;
 
-  constructor(@Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions) {
+  constructor(
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+    private readonly metrics: AuthorizationMetrics,
+  ) {
     const settings = options.clientIdMetadataDocuments;
     this.#enabled = settings?.enabled ?? false;
     this.#allowLoopback = settings?.allowLoopback ?? false;
@@ -52,6 +56,7 @@ export class ClientIdMetadataDocumentSource implements ClientSource, OnApplicati
         error instanceof MetadataDocumentRefusal
           ? error
           : new MetadataDocumentRefusal('network', String(error));
+      this.metrics.metadataDocumentFetched(refusal.reason);
       this.#logger.warn(
         { clientId, reason: refusal.reason, detail: refusal.message },
         `client ID metadata document refused: ${refusal.reason}`,
@@ -67,6 +72,7 @@ export class ClientIdMetadataDocumentSource implements ClientSource, OnApplicati
 
   async #load(clientId: string): Promise<{ value: OAuthClient; lifetimeSeconds: number }> {
     const { json, headers } = await this.#fetch().fetch(clientId);
+    this.metrics.metadataDocumentFetched('ok');
     return {
       value: clientFromMetadataDocument(json, clientId, this.options.extensions.operatorGrantTypes()),
       lifetimeSeconds: cacheLifetimeSeconds(headers, this.#limits),
