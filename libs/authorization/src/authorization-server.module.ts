@@ -50,6 +50,8 @@ import { SessionRepository } from './sessions/session.repository.js';
 import { SessionService } from './sessions/session.service.js';
 import { RATE_LIMIT_STORE, RateLimitGuard } from './throttling/rate-limit.guard.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-limit.store.js';
+import { SecurityEventRepository } from './events/security-event.repository.js';
+import { SecurityEvents } from './events/security-events.js';
 import { AuthorizationMetrics } from './metrics/authorization.metrics.js';
 import { GrantRepository } from './tokens/grant.repository.js';
 import { TokenIssuer } from './tokens/token-issuer.service.js';
@@ -123,6 +125,8 @@ export class AuthorizationServerModule {
       providers: [
         { provide: AUTHORIZATION_SERVER_OPTIONS, useValue: options },
         AuthorizationMetrics,
+        SecurityEventRepository,
+        SecurityEvents,
         { provide: ResourceRegistry, useValue: new ResourceRegistry(options.resources) },
         { provide: APP_FILTER, useClass: OAuthExceptionFilter },
         {
@@ -217,6 +221,8 @@ export class AuthorizationServerModule {
         RegistrationService,
         RevocationService,
         ResourceRegistry,
+        SecurityEventRepository,
+        SecurityEvents,
         SessionService,
         SigningKeyRepository,
         SigningKeysService,

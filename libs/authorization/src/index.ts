@@ -102,3 +102,7 @@ export {
   type AuthorizationServerEnv,
   type AuthorizationServerHostOptions,
 } from './config/authorization-server.env.js';
+export { SecurityEventRepository } from './events/security-event.repository.js';
+export type { NewSecurityEvent } from './events/security-event.repository.js';
+export { SECURITY_EVENT_TYPES, SecurityEvents } from './events/security-events.js';
+export type { SecurityEventFields, SecurityEventType } from './events/security-events.js';

@@ -42,6 +42,7 @@ export type {
   Note,
   PendingAuthorization,
   RefreshToken,
+  SecurityEvent,
   SigningKey,
   User,
 } from './generated/prisma/client.js';

@@ -1,3 +1,9 @@
+import {
+  SecurityEventRepository,
+  SecurityEvents,
+  type SecurityEventFields,
+  type SecurityEventType,
+} from '@portcullis/authorization';
 import type { PrismaClient } from '@portcullis/persistence';
 import type { Env } from '../env.schema.js';
 
@@ -16,6 +22,8 @@ export interface AdminValues {
   scope?: string;
   password?: string;
   json?: boolean;
+  since?: string;
+  type?: string[];
 }
 
 /** What one command gets: the database, the server's configuration, its arguments and how to answer. */
@@ -33,3 +41,23 @@ export interface AdminContext {
 
 /** One `noun verb` command; resolves to the exit code. */
 export type AdminCommand = (context: AdminContext) => Promise<number>;
+
+/** The security events the operator causes with this tool: stored with `by: operator` (the tool prints the rest). */
+export class OperatorEvents extends SecurityEvents {
+  constructor(prisma: PrismaClient) {
+    super(new SecurityEventRepository(prisma));
+  }
+
+  override record(type: SecurityEventType, fields: SecurityEventFields = {}): Promise<void> {
+    return super.record(type, { ...fields, detail: { by: 'operator', ...fields.detail } });
+  }
+}
+
+/** Records a security event the operator caused with this tool. */
+export function recordEvent(
+  prisma: PrismaClient,
+  type: SecurityEventType,
+  fields: SecurityEventFields,
+): Promise<void> {
+  return new OperatorEvents(prisma).record(type, fields);
+}

@@ -4,6 +4,7 @@ import { databaseTargetFromEnv, describeStartupError, parseEnv, type EnvSource }
 import { envSchema } from '../env.schema.js';
 import type { AdminCommand, AdminContext } from './admin-command.js';
 import { CLIENT_COMMANDS } from './clients.commands.js';
+import { EVENT_COMMANDS } from './events.commands.js';
 import { KEY_COMMANDS } from './keys.commands.js';
 import { USER_COMMANDS } from './users.commands.js';
 
@@ -29,6 +30,9 @@ const USAGE = `portcullis-admin: manage the authorization server's database (the
   keys rotate                            (a new signing key signs from now on; the old one stays published
                                           until every token it signed has expired)
   keys list
+  events [--since DURATION] [--type TYPE ...]   (security events, oldest first: sign-ins, consents, replays
+                                          and reuses, registrations, key rotations, refused introspections;
+                                          --since 30m, 1h, 7d, default 24h)
 
   --json   machine-readable output
 
@@ -46,6 +50,7 @@ const COMMANDS: Readonly<Record<string, AdminCommand>> = {
   ...CLIENT_COMMANDS,
   ...USER_COMMANDS,
   ...KEY_COMMANDS,
+  ...EVENT_COMMANDS,
 };
 
 /**
@@ -77,6 +82,8 @@ export async function runAdmin(
         scope: { type: 'string' },
         password: { type: 'string' },
         json: { type: 'boolean' },
+        since: { type: 'string' },
+        type: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });

@@ -9,7 +9,7 @@ import {
 import { safeUrl } from '@portcullis/metadata';
 import { UnitOfWork } from '@portcullis/persistence';
 import { canonicalizeResourceUri } from '@portcullis/protocol';
-import type { AdminCommand } from './admin-command.js';
+import { recordEvent, type AdminCommand } from './admin-command.js';
 import { clientKeys } from './client-keys.js';
 import { createGrantClient } from './grant-client.command.js';
 
@@ -69,6 +69,10 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
     secretHash: hashClientSecret(secret),
     resourceServer: resource,
   });
+  await recordEvent(prisma, 'client.registered', {
+    clientId: client.clientId,
+    detail: { origin: 'preregistered' },
+  });
   print(
     [
       `created resource server ${client.clientId} for ${resource} (set INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET)`,
@@ -120,6 +124,10 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
       origin: 'preregistered',
       ...(secret ? { secretHash: hashClientSecret(secret) } : {}),
       ...(keys || dpop ? { metadata: { ...keys, ...dpop } } : {}),
+    });
+    await recordEvent(prisma, 'client.registered', {
+      clientId: client.clientId,
+      detail: { origin: 'preregistered' },
     });
     print(
       [
@@ -176,6 +184,7 @@ export const CLIENT_COMMANDS: Readonly<Record<string, AdminCommand>> = {
     if (!(await new ClientRepository(prisma).delete(argument))) return fail(`no client ${argument}`);
     // Its refresh tokens could no longer be used anyway; its access tokens must stop introspecting as active.
     const grants = await new GrantRepository(new UnitOfWork(prisma)).revokeGrantsOf({ clientId: argument });
+    await recordEvent(prisma, 'client.deleted', { clientId: argument });
     print(`deleted client ${argument} (${grants} grant(s) revoked)`, {
       deleted: argument,
       revoked_grants: grants,

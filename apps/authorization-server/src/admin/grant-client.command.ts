@@ -6,7 +6,7 @@ import {
   hashClientSecret,
 } from '@portcullis/authorization';
 import { OAuthError, parseScope } from '@portcullis/protocol';
-import type { AdminCommand } from './admin-command.js';
+import { recordEvent, type AdminCommand } from './admin-command.js';
 import { clientKeys } from './client-keys.js';
 
 /**
@@ -94,6 +94,10 @@ export const createGrantClient: AdminCommand = async ({ prisma, config, values, 
     ...(scopeText || keys || dpop
       ? { metadata: { ...(scopeText ? { scope: scopeText } : {}), ...keys, ...dpop } }
       : {}),
+  });
+  await recordEvent(prisma, 'client.registered', {
+    clientId: client.clientId,
+    detail: { origin: 'preregistered', grant },
   });
   print(
     [

@@ -4,7 +4,7 @@ import {
   SigningKeysService,
   type SigningKeyInfo,
 } from '@portcullis/authorization';
-import type { AdminCommand, AdminContext } from './admin-command.js';
+import { OperatorEvents, type AdminCommand, type AdminContext } from './admin-command.js';
 
 /** `keys rotate|list`: the signing keys every instance shares through the database. */
 export const KEY_COMMANDS: Readonly<Record<string, AdminCommand>> = {
@@ -49,11 +49,11 @@ export const KEY_COMMANDS: Readonly<Record<string, AdminCommand>> = {
 /** The key service outside Nest: the same rules and lifetimes as the server, from the same variables. */
 function signingKeys({ prisma, config }: AdminContext): SigningKeysService {
   const { lifetimes, keyEncryptionKey, signingKeys } = authorizationServerOptionsFromEnv(config);
-  return new SigningKeysService(new SigningKeyRepository(prisma), {
-    lifetimes,
-    ...(keyEncryptionKey ? { keyEncryptionKey } : {}),
-    signingKeys,
-  });
+  return new SigningKeysService(
+    new SigningKeyRepository(prisma),
+    { lifetimes, ...(keyEncryptionKey ? { keyEncryptionKey } : {}), signingKeys },
+    new OperatorEvents(prisma),
+  );
 }
 
 function describe(key: SigningKeyInfo) {

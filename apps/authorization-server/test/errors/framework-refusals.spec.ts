@@ -27,7 +27,7 @@ describe('requests no handler serves, in the RFC 6749 error format', () => {
     }));
 
   it('answers a path no route serves with 404 invalid_request', async () => {
-    await expectRefusal(() => fetch(`${as.app.url}/metrics`), 404, 'no such endpoint');
+    await expectRefusal(() => fetch(`${as.app.url}/no-such-endpoint`), 404, 'no such endpoint');
   });
 
   it('answers a method no route serves on a served path like an unknown route: 404, in the same format', async () => {

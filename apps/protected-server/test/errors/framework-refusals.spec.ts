@@ -40,7 +40,7 @@ describe('requests no handler serves, in the RFC 6750 error format', () => {
   }
 
   it('answers a path no route serves with 404 invalid_request', async () => {
-    await expectRefusal(() => fetch(`${app.url}/metrics`), 404, 'no such endpoint');
+    await expectRefusal(() => fetch(`${app.url}/no-such-endpoint`), 404, 'no such endpoint');
     await expectRefusal(
       () => fetch(`${app.url}/mcp/unknown`, { headers: { authorization: `Bearer ${token}` } }),
       404,

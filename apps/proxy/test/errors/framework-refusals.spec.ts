@@ -25,7 +25,7 @@ describe('requests no handler serves, in the RFC 6749 error format', () => {
     expectInvalidRequest(send, status, description, () => proxy.counts());
 
   it('answers a path no route serves with 404 invalid_request', async () => {
-    await expectRefusal(() => fetch(`${proxy.issuer}/metrics`), 404, 'no such endpoint');
+    await expectRefusal(() => fetch(`${proxy.issuer}/no-such-endpoint`), 404, 'no such endpoint');
   });
 
   it('answers a method no route serves on a served path like an unknown route: 404, in the same format', async () => {

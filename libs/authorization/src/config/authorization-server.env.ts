@@ -123,6 +123,7 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
     DCR_UNUSED_CLIENT_TTL: seconds(86_400),
     DCR_IDLE_CLIENT_TTL: seconds(90 * 86_400),
     SIGNING_KEY_RELOAD_INTERVAL: seconds(30),
+    SECURITY_EVENT_RETENTION: seconds(90 * 86_400),
     CIMD_ENABLED: z.enum(['true', 'false']).optional(),
     CIMD_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
   };
@@ -202,6 +203,7 @@ export function authorizationServerOptionsFromEnv(
       idleClientTtl: config.DCR_IDLE_CLIENT_TTL,
     },
     signingKeys: { reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL },
+    securityEventRetention: config.SECURITY_EVENT_RETENTION,
     ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
     ...(host.loginHint ? { loginHint: host.loginHint } : {}),
     clientIdMetadataDocuments: {

@@ -78,6 +78,8 @@ export interface AuthorizationServerOptions {
   readonly revision: RevisionId;
   readonly resources: readonly ResourceDefinition[];
   readonly lifetimes: TokenLifetimes;
+  /** Seconds security events are kept before the housekeeping sweep deletes them. */
+  readonly securityEventRetention?: number;
   /** 32-byte key encrypting private signing keys at rest; without it they are stored in the clear. */
   readonly keyEncryptionKey?: Uint8Array;
   /** Secret signing the session and browser-binding cookies. */

@@ -19,6 +19,7 @@ import {
 import { UnitOfWork } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
+import { SecurityEvents } from '../events/security-events.js';
 import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
 import { GrantRepository, type CodeRedemption } from '../tokens/grant.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
@@ -36,6 +37,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
     private readonly issuer: TokenIssuer,
     private readonly work: UnitOfWork,
     private readonly metrics: AuthorizationMetrics,
+    private readonly events: SecurityEvents,
   ) {}
 
   async handle(
@@ -58,7 +60,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
     }
     // The key binding before the replay check too: a code thief without the key can neither use nor revoke it.
     assertProofOfBoundKey(storedConfirmation(stored.confirmation), proof, 'authorization code');
-    if (stored.consumedAt) return this.#replayed(stored.grantId);
+    if (stored.consumedAt) return this.#replayed(stored.grantId, client.clientId);
     const redirectUri = params.get('redirect_uri');
     if (
       stored.redirectUriSent
@@ -84,7 +86,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
       if (grant.revokedAt) throw new OAuthError('invalid_grant', 'authorization code is invalid');
       return { outcome: 'issued' as const, response: await this.#issue(redemption, client, method, proof) };
     });
-    if (outcome.outcome === 'replayed') return this.#replayed(outcome.grantId);
+    if (outcome.outcome === 'replayed') return this.#replayed(outcome.grantId, client.clientId);
     if (outcome.outcome !== 'issued') throw new OAuthError('invalid_grant', 'authorization code is invalid');
     return outcome.response;
   }
@@ -131,10 +133,16 @@ export class AuthorizationCodeGrant implements TokenGrant {
     return this.issuer.lifetimes().refreshTokenIdle;
   }
 
-  async #replayed(grantId: string): Promise<never> {
+  async #replayed(grantId: string, clientId: string): Promise<never> {
     this.#logger.warn(`authorization code replayed: revoking grant ${grantId}`);
     this.metrics.authorizationCodeReplayed();
     await this.grants.revokeGrant(grantId);
+    const grant = await this.grants.findGrant(grantId);
+    await this.events.record('authorization_code.replayed', {
+      clientId,
+      ...(grant ? { userId: grant.userId } : {}),
+      detail: { grant: grantId, revoked: true },
+    });
     throw new OAuthError('invalid_grant', 'authorization code is invalid');
   }
 }

@@ -16,6 +16,7 @@ import { OAuthError, parseScope } from '@portcullis/protocol';
 import { UnitOfWork, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
+import { SecurityEvents } from '../events/security-events.js';
 import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
 import { GrantRepository, tokenHash } from '../tokens/grant.repository.js';
 import { SessionRepository } from '../sessions/session.repository.js';
@@ -37,6 +38,7 @@ export class RefreshTokenGrant implements TokenGrant {
     private readonly issuer: TokenIssuer,
     private readonly work: UnitOfWork,
     private readonly metrics: AuthorizationMetrics,
+    private readonly events: SecurityEvents,
   ) {}
 
   async handle(
@@ -153,7 +155,7 @@ export class RefreshTokenGrant implements TokenGrant {
         return response;
       }
     }
-    return this.#reused(family.id);
+    return this.#reused(family);
   }
 
   #graceMs(): number {
@@ -167,10 +169,15 @@ export class RefreshTokenGrant implements TokenGrant {
     }
   }
 
-  async #reused(grantId: string): Promise<never> {
-    this.#logger.warn(`refresh token reused: revoking grant ${grantId}`);
+  async #reused(family: AuthorizationGrant): Promise<never> {
+    this.#logger.warn(`refresh token reused: revoking grant ${family.id}`);
     this.metrics.refreshTokenReused();
-    await this.grants.revokeGrant(grantId);
+    await this.grants.revokeGrant(family.id);
+    await this.events.record('refresh_token.reused', {
+      clientId: family.clientId,
+      userId: family.userId,
+      detail: { grant: family.id, revoked: true },
+    });
     throw new OAuthError('invalid_grant', 'refresh token is invalid');
   }
 

@@ -3,6 +3,8 @@ import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
+import { SecurityEventRepository } from '../events/security-event.repository.js';
+import { SecurityEvents } from '../events/security-events.js';
 import { HousekeepingRepository } from './housekeeping.repository.js';
 import { PeriodicSweep } from './periodic-sweep.js';
 
@@ -22,6 +24,8 @@ export interface SweepResult {
   usedJwtIds: number;
   /** Dynamically registered clients deleted as unused or idle, with their dead grants, tokens and consents. */
   clients: number;
+  /** Security events older than the retention (SECURITY_EVENT_RETENTION). */
+  securityEvents: number;
 }
 
 /**
@@ -42,7 +46,9 @@ export class HousekeepingService extends PeriodicSweep {
     private readonly housekeeping: HousekeepingRepository,
     @Optional()
     @Inject(AUTHORIZATION_SERVER_OPTIONS)
-    private readonly options?: Pick<AuthorizationServerOptions, 'registration'>,
+    private readonly options?: Pick<AuthorizationServerOptions, 'registration' | 'securityEventRetention'>,
+    @Optional() private readonly eventRows?: SecurityEventRepository,
+    @Optional() private readonly events?: SecurityEvents,
   ) {
     super();
   }
@@ -53,6 +59,7 @@ export class HousekeepingService extends PeriodicSweep {
     const result = {
       ...(await this.housekeeping.deleteExpired(now, before, expiredGrants)),
       clients: await this.#sweepRegistrations(now),
+      securityEvents: await this.#sweepSecurityEvents(now),
     };
     if (Object.values(result).some((count) => count > 0)) this.logger.log(result, 'swept expired rows');
     return result;
@@ -72,6 +79,16 @@ export class HousekeepingService extends PeriodicSweep {
     if (gone.length > 0) {
       this.logger.log({ clients: gone }, 'deleted unused or idle registrations');
     }
+    for (const clientId of gone) {
+      await this.events?.record('client.deleted', { clientId, detail: { by: 'housekeeping' } });
+    }
     return gone.length;
+  }
+
+  /** Security events past the retention go, a batch a sweep. */
+  async #sweepSecurityEvents(now: Date): Promise<number> {
+    const retention = this.options?.securityEventRetention;
+    if (retention === undefined || !this.eventRows) return 0;
+    return this.eventRows.deleteBefore(new Date(now.getTime() - retention * 1000));
   }
 }

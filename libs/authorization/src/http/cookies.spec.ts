@@ -25,7 +25,12 @@ describe('cookies', () => {
   });
 
   it('reads the first of repeated cookies', () => {
-    expect(readCookies('a=1; b=2; a=3')).toEqual(new Map([['a', '1'], ['b', '2']]));
+    expect(readCookies('a=1; b=2; a=3')).toEqual(
+      new Map([
+        ['a', '1'],
+        ['b', '2'],
+      ]),
+    );
     expect(readCookies(undefined).size).toBe(0);
   });
 });

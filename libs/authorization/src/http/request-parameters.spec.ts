@@ -5,7 +5,9 @@ import { mediaType, RequestParameters } from './request-parameters.js';
 
 describe('RequestParameters', () => {
   it('keeps every resource apart and each other parameter once', () => {
-    const params = RequestParameters.fromUrl('/authorize?client_id=a&resource=https%3A%2F%2Fx&resource=https%3A%2F%2Fy&scope=a+b');
+    const params = RequestParameters.fromUrl(
+      '/authorize?client_id=a&resource=https%3A%2F%2Fx&resource=https%3A%2F%2Fy&scope=a+b',
+    );
     expect(params.resources).toEqual(['https://x', 'https://y']);
     expect(params.get('scope')).toBe('a b');
     expect(params.repeated).toEqual([]);
@@ -38,7 +40,9 @@ describe('RequestParameters', () => {
 
 describe('mediaType', () => {
   it('drops parameters and case', () => {
-    expect(mediaType('Application/X-WWW-Form-Urlencoded; charset=UTF-8')).toBe('application/x-www-form-urlencoded');
+    expect(mediaType('Application/X-WWW-Form-Urlencoded; charset=UTF-8')).toBe(
+      'application/x-www-form-urlencoded',
+    );
     expect(mediaType(undefined)).toBeUndefined();
     expect(mediaType('')).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { JsonValue } from '@portcullis/extensions';
 import { formatScope } from '@portcullis/protocol';
 import type { OAuthClient } from '../clients/client.js';
@@ -6,6 +6,7 @@ import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
+import { SecurityEvents } from '../events/security-events.js';
 import { IssuedTokens } from './issued-tokens.service.js';
 
 /**
@@ -38,6 +39,7 @@ export class IntrospectionService {
   constructor(
     private readonly tokens: IssuedTokens,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+    @Optional() private readonly events?: SecurityEvents,
   ) {}
 
   async introspect(
@@ -49,7 +51,13 @@ export class IntrospectionService {
     if (!found || !(await this.tokens.isActive(found))) return INACTIVE;
     if (found.kind === 'access_token') {
       const { payload, record } = found;
-      if (caller.resourceServer === undefined || caller.resourceServer !== record.audience) return INACTIVE;
+      if (caller.resourceServer === undefined || caller.resourceServer !== record.audience) {
+        await this.events?.record('introspection.refused', {
+          clientId: caller.clientId,
+          detail: { reason: 'not the resource server of the token audience', audience: record.audience },
+        });
+        return INACTIVE;
+      }
       const confirmation = confirmationOf(payload.cnf);
       const scheme = this.options.extensions.authorizationServerProofOfPossession()?.scheme;
       return {
@@ -68,7 +76,13 @@ export class IntrospectionService {
       };
     }
     const { record, grant } = found;
-    if (grant.clientId !== caller.clientId) return INACTIVE;
+    if (grant.clientId !== caller.clientId) {
+      await this.events?.record('introspection.refused', {
+        clientId: caller.clientId,
+        detail: { reason: 'a refresh token of another client' },
+      });
+      return INACTIVE;
+    }
     return {
       active: true,
       scope: formatScope(record.scopes),

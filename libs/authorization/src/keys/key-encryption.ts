@@ -40,7 +40,8 @@ export function open(sealed: string, key: Uint8Array, context: string): string {
   const decipher = createDecipheriv('aes-256-gcm', key, iv);
   decipher.setAAD(Buffer.from(context, 'utf8'));
   decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
-  return Buffer.concat([decipher.update(body.subarray(0, body.length - TAG_BYTES)), decipher.final()]).toString(
-    'utf8',
-  );
+  return Buffer.concat([
+    decipher.update(body.subarray(0, body.length - TAG_BYTES)),
+    decipher.final(),
+  ]).toString('utf8');
 }

@@ -2,6 +2,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
   type OnModuleInit,
@@ -19,6 +20,7 @@ import {
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
 import { open, seal } from './key-encryption.js';
+import { SecurityEvents } from '../events/security-events.js';
 import { SigningKeyRepository } from './signing-key.repository.js';
 
 /** The algorithm new keys are made for (RFC 7518 3.4); the only one published in metadata. */
@@ -98,6 +100,7 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
   constructor(
     private readonly keys: SigningKeyRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: SigningKeysOptions,
+    @Optional() private readonly events?: SecurityEvents,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -165,7 +168,8 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
    * Returns the new key id.
    */
   async rotate(): Promise<string> {
-    for (const row of await this.keys.findUnretired()) this.#privateJwk(row);
+    const unretired = await this.keys.findUnretired();
+    for (const row of unretired) this.#privateJwk(row);
     const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
@@ -182,6 +186,12 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
       createdAt: now,
     });
     this.#logger.log(`new signing key ${kid}`);
+    await this.events?.record('signing_key.rotated', {
+      detail: {
+        kid,
+        ...(unretired.length === 0 ? { first: true } : { retired: unretired.map((row) => row.kid) }),
+      },
+    });
     await this.reload();
     return kid;
   }

@@ -42,22 +42,31 @@ describe('the registration checks', () => {
   });
 
   it('derive application_type only where the revision does not require it', () => {
-    expect(run(native({ application_type: undefined }), '2025-06-18')).toMatchObject({ applicationType: 'native' });
+    expect(run(native({ application_type: undefined }), '2025-06-18')).toMatchObject({
+      applicationType: 'native',
+    });
     expect(run(native({ application_type: undefined }))).toMatchObject({ code: 'invalid_client_metadata' });
   });
 
   it('accept only https or loopback http redirect URIs without fragment or wildcard, whatever the string', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.webUrl({ withFragments: true, withQueryParameters: true }), fc.string()), (uri) => {
-        const result = run({ redirect_uris: [uri], token_endpoint_auth_method: 'none' }, '2025-06-18');
-        if (result instanceof OAuthError) {
-          expect(['invalid_redirect_uri', 'invalid_client_metadata']).toContain(result.code);
-          return;
-        }
-        const url = new URL(uri);
-        expect(url.protocol === 'https:' || ['localhost', '[::1]'].includes(url.hostname) || url.hostname.startsWith('127.')).toBe(true);
-        expect(uri).not.toMatch(/[#*]/);
-      }),
+      fc.property(
+        fc.oneof(fc.webUrl({ withFragments: true, withQueryParameters: true }), fc.string()),
+        (uri) => {
+          const result = run({ redirect_uris: [uri], token_endpoint_auth_method: 'none' }, '2025-06-18');
+          if (result instanceof OAuthError) {
+            expect(['invalid_redirect_uri', 'invalid_client_metadata']).toContain(result.code);
+            return;
+          }
+          const url = new URL(uri);
+          expect(
+            url.protocol === 'https:' ||
+              ['localhost', '[::1]'].includes(url.hostname) ||
+              url.hostname.startsWith('127.'),
+          ).toBe(true);
+          expect(uri).not.toMatch(/[#*]/);
+        },
+      ),
     );
   });
 

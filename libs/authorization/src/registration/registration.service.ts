@@ -8,6 +8,7 @@ import { getRevision } from '@portcullis/revisions';
 import { generateClientSecret, hashClientSecret } from '../clients/client-secret.js';
 import { ClientRepository, type ManagedRegistration } from '../clients/client.repository.js';
 import type { OAuthClient } from '../clients/client.js';
+import { SecurityEvents } from '../events/security-events.js';
 import { GrantRepository, tokenHash } from '../tokens/grant.repository.js';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
@@ -67,6 +68,7 @@ export class RegistrationService {
     private readonly clients: ClientRepository,
     private readonly grants: GrantRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+    private readonly events: SecurityEvents,
   ) {}
 
   #checked(body: unknown): RegistrationContext {
@@ -117,6 +119,10 @@ export class RegistrationService {
       origin: 'dynamic',
       metadata,
       registrationTokenHash: tokenHash(registrationToken),
+    });
+    await this.events.record('client.registered', {
+      clientId,
+      detail: { origin: 'dynamic', tokenEndpointAuthMethod: method },
     });
     this.#logger.log(`registered ${method === 'none' ? 'public' : 'confidential'} client ${clientId}`);
     return {
@@ -196,6 +202,7 @@ export class RegistrationService {
     await this.#authorize(clientId, authorization, reply);
     await this.grants.revokeGrantsOf({ clientId });
     await this.clients.delete(clientId);
+    await this.events.record('client.deleted', { clientId, detail: { by: 'client' } });
     this.#logger.log(`deleted the registration of client ${clientId}`);
   }
 

@@ -31,7 +31,9 @@ describe('ResourceRegistry', () => {
       'openid',
       'offline_access',
     ]);
-    expect(() => registry.requestedScopes(resource, ['files'])).toThrow('scope not offered for this resource: files');
+    expect(() => registry.requestedScopes(resource, ['files'])).toThrow(
+      'scope not offered for this resource: files',
+    );
   });
 
   it('refuses a configuration with a non-canonical or repeated resource', () => {

@@ -5,6 +5,7 @@ import {
   InteractionService,
   PendingAuthorizations,
   RequestParameters,
+  SecurityEvents,
   signInRejectedPage,
 } from '@portcullis/authorization';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -45,6 +46,7 @@ export class UpstreamCallbackController {
     private readonly interactions: InteractionService,
     private readonly consentCookies: ConsentCookies,
     @Inject(PROXY_OPTIONS) private readonly options: ProxyOptions,
+    private readonly events: SecurityEvents,
   ) {}
 
   @Get('upstream/callback')
@@ -78,6 +80,7 @@ export class UpstreamCallbackController {
   async #complete(cookies: CookieExchange, signIn: UpstreamSignInState, result: UpstreamSignIn) {
     const user = await this.identities.userFor(result.issuer, result.subject, result.displayName);
     await this.tokens.store(user.id, result);
+    await this.events.record('sign_in.succeeded', { userId: user.id, detail: { upstream: result.issuer } });
     // What this browser approved on the proxy's page in this flow becomes its consent cookie, once the sign-in
     // has been accepted for the browser that started the flow.
     return this.interactions.completeSignIn(signIn.interaction, cookies, user, (flow) => {
@@ -91,6 +94,7 @@ export class UpstreamCallbackController {
   async #refuse(context: CallbackCheckContext, check: string, error: unknown) {
     if (error instanceof CallbackRejection) {
       this.#logger.warn({ check, reason: error.reason }, 'upstream callback refused');
+      await this.events.record('sign_in.failed', { detail: { upstream: true, reason: error.reason } });
       return { kind: 'page' as const, status: error.status, html: signInRejectedPage(error.reason) };
     }
     // Anything else is a fault of ours: the exception filter answers server_error and logs it.

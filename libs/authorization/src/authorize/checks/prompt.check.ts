@@ -13,7 +13,8 @@ export const promptCheck: AuthorizationCheck = {
     const values = (context.params.get('prompt') ?? '').split(' ').filter(Boolean);
     const prompt = new Set(values);
     for (const value of prompt) {
-      if (!PROMPT_VALUES.has(value)) throw new OAuthError('invalid_request', `unsupported prompt value: ${value}`);
+      if (!PROMPT_VALUES.has(value))
+        throw new OAuthError('invalid_request', `unsupported prompt value: ${value}`);
     }
     if (prompt.has('none') && prompt.size > 1) {
       throw new OAuthError('invalid_request', 'prompt=none cannot be combined with other values');

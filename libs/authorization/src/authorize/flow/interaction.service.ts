@@ -6,6 +6,7 @@ import {
   type AuthorizationServerOptions,
 } from '../../config/authorization-server.options.js';
 import { ConsentRepository } from '../../consent/consent.repository.js';
+import { SecurityEvents } from '../../events/security-events.js';
 import type { CookieExchange } from '../../http/cookies.js';
 import type { RequestParameters } from '../../http/request-parameters.js';
 import { SessionService } from '../../sessions/session.service.js';
@@ -49,6 +50,7 @@ export class InteractionService {
     private readonly pending: PendingAuthorizations,
     private readonly sessions: SessionService,
     private readonly consents: ConsentRepository,
+    private readonly events: SecurityEvents,
     private readonly grants: GrantRepository,
     private readonly trust: RedirectTrust,
     @Inject(CLIENT_SOURCE) private readonly clients: ClientSource,
@@ -204,7 +206,14 @@ export class InteractionService {
     if (!session) throw new Error('interaction steps out of order: no session at the end of the flow');
     if (flow.handle && !(await this.pending.take(flow.handle))) return page(400, expiredPage());
     const approved = flow.progress.approvedScopes;
-    if (approved) await this.consents.grant(session.userId, request.clientId, request.resource, approved);
+    if (approved) {
+      await this.consents.grant(session.userId, request.clientId, request.resource, approved);
+      await this.events.record('consent.granted', {
+        userId: session.userId,
+        clientId: request.clientId,
+        detail: { resource: request.resource, scopes: approved },
+      });
+    }
     const scopes = approved ?? request.scopes;
     const now = Date.now();
     const { lifetimes } = this.options;

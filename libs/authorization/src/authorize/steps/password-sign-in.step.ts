@@ -5,6 +5,7 @@ import {
 } from '../../config/authorization-server.options.js';
 import type { RequestParameters } from '../../http/request-parameters.js';
 import { SessionService } from '../../sessions/session.service.js';
+import { SecurityEvents } from '../../events/security-events.js';
 import { verifyAgainstDummy, verifyPassword } from '../../users/password-hasher.js';
 import { UserRepository } from '../../users/user.repository.js';
 import {
@@ -41,6 +42,7 @@ export class PasswordSignInStep implements InteractionStep {
     private readonly users: UserRepository,
     private readonly sessions: SessionService,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+    private readonly events: SecurityEvents,
   ) {}
 
   async next(flow: InteractionFlow): Promise<Decision> {
@@ -70,6 +72,10 @@ export class PasswordSignInStep implements InteractionStep {
   async submit(flow: InteractionFlow & { handle: string }, form: RequestParameters): Promise<Decision> {
     const user = await this.#verify(form);
     if (!user) {
+      await this.events.record('sign_in.failed', {
+        clientId: flow.client.clientId,
+        detail: { username: (form.get('username') ?? '').slice(0, MAX_FIELD_LENGTH) },
+      });
       const login = endpointPath(this.options.issuer, this.path);
       return {
         kind: 'redirect',
@@ -77,6 +83,7 @@ export class PasswordSignInStep implements InteractionStep {
       };
     }
     await signIn(this.sessions, flow, user);
+    await this.events.record('sign_in.succeeded', { userId: user.id, clientId: flow.client.clientId });
     flow.progress = { ...flow.progress, acted: true };
     this.#logger.log(`user ${user.username} signed in`);
     return CONTINUE;

@@ -34,7 +34,10 @@ export const applicationTypeCheck: RegistrationCheck = {
       );
     }
     if (sent === 'web' && loopback.length > 0) {
-      throw new OAuthError('invalid_client_metadata', 'application_type web must not use loopback redirect_uris');
+      throw new OAuthError(
+        'invalid_client_metadata',
+        'application_type web must not use loopback redirect_uris',
+      );
     }
     context.applicationType = sent;
   },

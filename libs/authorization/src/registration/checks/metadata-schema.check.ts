@@ -25,7 +25,8 @@ export const metadataSchemaCheck: RegistrationCheck = {
     }
     const [issue] = result.error.issues;
     const path = issue?.path.map(String) ?? [];
-    const member = path.length === 0 ? 'metadata' : path.map((part, i) => (i === 0 ? part : `[${part}]`)).join('');
+    const member =
+      path.length === 0 ? 'metadata' : path.map((part, i) => (i === 0 ? part : `[${part}]`)).join('');
     const code = path[0] === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata';
     throw new OAuthError(code, `${member}: ${issue?.message ?? 'invalid'}`);
   },

@@ -25,10 +25,16 @@ export const redirectUrisCheck: RegistrationCheck = {
   run(context) {
     const uris = establishedField(context, 'metadata').redirect_uris ?? [];
     if (establishedField(context, 'grantTypes').includes('authorization_code') && uris.length === 0) {
-      throw new OAuthError('invalid_redirect_uri', 'redirect_uris is required for the authorization_code grant');
+      throw new OAuthError(
+        'invalid_redirect_uri',
+        'redirect_uris is required for the authorization_code grant',
+      );
     }
     if (uris.length > MAX_REDIRECT_URIS) {
-      throw new OAuthError('invalid_redirect_uri', `at most ${MAX_REDIRECT_URIS} redirect_uris may be registered`);
+      throw new OAuthError(
+        'invalid_redirect_uri',
+        `at most ${MAX_REDIRECT_URIS} redirect_uris may be registered`,
+      );
     }
     uris.forEach((uri, index) => {
       const problem = findUrlProblem(uri, REDIRECT_URI_RULES);

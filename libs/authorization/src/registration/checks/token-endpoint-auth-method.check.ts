@@ -48,7 +48,10 @@ export const tokenEndpointAuthMethodCheck: RegistrationCheck = {
         throw new OAuthError('invalid_client_metadata', 'private_key_jwt needs jwks or jwks_uri');
       }
       if (keys.some((key) => !ASYMMETRIC_KEY_TYPES.has(String((key as { kty?: unknown }).kty)))) {
-        throw new OAuthError('invalid_client_metadata', 'private_key_jwt keys must be RSA, EC or OKP public keys');
+        throw new OAuthError(
+          'invalid_client_metadata',
+          'private_key_jwt keys must be RSA, EC or OKP public keys',
+        );
       }
     }
     context.tokenEndpointAuthMethod = method;
