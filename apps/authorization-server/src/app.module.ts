@@ -3,6 +3,7 @@ import {
   AuthorizationServerModule,
   authorizationServerOptionsFromEnv,
   PASSWORD_INTERACTION,
+  PasswordAccountSignIn,
   type AuthorizationServerHostOptions,
 } from '@portcullis/authorization';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
@@ -34,6 +35,8 @@ export class AppModule {
               : {}),
           }),
           steps: PASSWORD_INTERACTION,
+          // The connected apps page: its sign-in is this server's password form.
+          account: PasswordAccountSignIn,
         }),
       ],
       providers: [DevelopmentSetup],

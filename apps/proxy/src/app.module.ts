@@ -9,6 +9,7 @@ import {
   type MetadataDocumentFetchOverrides,
 } from '@portcullis/authorization';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
+import { UpstreamAccountSignIn } from './account/upstream-account-sign-in.js';
 import { ConfirmClientStep } from './consent/confirm-client.step.js';
 import { ConsentCookies } from './consent/consent-cookie.js';
 import { DEVELOPMENT_UPSTREAM, envSchema, type Env } from './env.schema.js';
@@ -65,6 +66,8 @@ export class AppModule {
               ...PROXY_PROVIDERS,
             ],
             controllers: [UpstreamCallbackController],
+            // The connected apps page: people sign in to it upstream.
+            account: UpstreamAccountSignIn,
           }),
         ];
       },

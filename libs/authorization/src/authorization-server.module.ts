@@ -50,6 +50,9 @@ import { SessionRepository } from './sessions/session.repository.js';
 import { SessionService } from './sessions/session.service.js';
 import { RATE_LIMIT_STORE, RateLimitGuard } from './throttling/rate-limit.guard.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-limit.store.js';
+import { AccountController } from './account/account.controller.js';
+import { AccountRepository } from './account/account.repository.js';
+import { ACCOUNT_SIGN_IN, type AccountSignIn } from './account/account-sign-in.js';
 import { SecurityEventRepository } from './events/security-event.repository.js';
 import { SecurityEvents } from './events/security-events.js';
 import { AuthorizationMetrics } from './metrics/authorization.metrics.js';
@@ -80,6 +83,11 @@ export interface AuthorizationServerModuleOptions {
   /** Extra providers and controllers of the app (its steps' dependencies, its callback route); exported. */
   readonly providers?: Provider[];
   readonly controllers?: Type<unknown>[];
+  /**
+   * The connected apps page (`/account`) and how people sign in on it: {@link PasswordAccountSignIn} on the
+   * authorization server, the upstream at the proxy; without it there is no such page.
+   */
+  readonly account?: Type<AccountSignIn>;
 }
 
 /** The controllers under the issuer's path: every endpoint but the well-known discovery URLs. */
@@ -112,6 +120,7 @@ export class AuthorizationServerModule {
         JwksController,
         UserinfoController,
         ...(issuerPath ? [PathAppendedDiscoveryController] : []),
+        ...(config.account ? [AccountController] : []),
         ...(config.controllers ?? []),
       ],
     };
@@ -125,6 +134,7 @@ export class AuthorizationServerModule {
       providers: [
         { provide: AUTHORIZATION_SERVER_OPTIONS, useValue: options },
         AuthorizationMetrics,
+        AccountRepository,
         SecurityEventRepository,
         SecurityEvents,
         { provide: ResourceRegistry, useValue: new ResourceRegistry(options.resources) },
@@ -195,10 +205,12 @@ export class AuthorizationServerModule {
             ExtensionJwts,
           ],
         },
+        ...(config.account ? [{ provide: ACCOUNT_SIGN_IN, useClass: config.account }] : []),
         ...appProviders,
       ],
       exports: [
         AUTHORIZATION_SERVER_OPTIONS,
+        ...(config.account ? [ACCOUNT_SIGN_IN] : []),
         INTERACTION_STEPS,
         RedirectTrust,
         SessionRepository,
@@ -221,6 +233,7 @@ export class AuthorizationServerModule {
         RegistrationService,
         RevocationService,
         ResourceRegistry,
+        AccountRepository,
         SecurityEventRepository,
         SecurityEvents,
         SessionService,

@@ -106,3 +106,12 @@ export { SecurityEventRepository } from './events/security-event.repository.js';
 export type { NewSecurityEvent } from './events/security-event.repository.js';
 export { SECURITY_EVENT_TYPES, SecurityEvents } from './events/security-events.js';
 export type { SecurityEventFields, SecurityEventType } from './events/security-events.js';
+export {
+  ACCOUNT_SIGN_IN,
+  PasswordAccountSignIn,
+  type AccountSignIn,
+  type AccountSignInForm,
+} from './account/account-sign-in.js';
+export { accountSignInPage } from './account/account.page.js';
+export { AccountRepository } from './account/account.repository.js';
+export type { ConnectedApp } from './account/account.repository.js';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Decision, InteractionFlow } from '@portcullis/authorization';
+import type { CookieExchange, Decision, InteractionFlow } from '@portcullis/authorization';
 import * as oidc from 'openid-client';
 import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
 import { SignInCookies } from './sign-in-cookie.js';
@@ -27,6 +27,32 @@ export class UpstreamRedirect {
   ) {}
 
   async forward(flow: InteractionFlow): Promise<Decision> {
+    // `prompt=login` and `select_account` both mean "not the session you have": the upstream signs in again, where
+    // the person can also pick another account (OIDC Core 3.1.2.1).
+    const again = flow.request.prompt.some((value) => value === 'login' || value === 'select_account');
+    return this.#go(flow.cookies, again, async () => ({
+      purpose: 'authorization',
+      interaction: await flow.persist(),
+      clientId: flow.request.clientId,
+    }));
+  }
+
+  /**
+   * Sends the browser upstream to sign in to the connected apps page: the callback starts a session and comes back
+   * to `/account`, and no authorization is answered. As for an authorization, the upstream decides whether its own
+   * session is enough.
+   */
+  async forAccount(cookies: CookieExchange): Promise<Decision> {
+    return this.#go(cookies, false, async () => ({ purpose: 'account' }));
+  }
+
+  async #go(
+    cookies: CookieExchange,
+    again: boolean,
+    purpose: () => Promise<
+      { purpose: 'authorization'; interaction: string; clientId: string } | { purpose: 'account' }
+    >,
+  ): Promise<Decision> {
     const state = UpstreamStates.newState();
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const nonce = this.upstream.isOpenIdConnect ? oidc.randomNonce() : undefined;
@@ -36,11 +62,7 @@ export class UpstreamRedirect {
         state,
         codeVerifier,
         ...(nonce ? { nonce } : {}),
-        // `prompt=login` and `select_account` both mean "not the session you have": the upstream signs in again,
-        // where the person can also pick another account (OIDC Core 3.1.2.1).
-        ...(flow.request.prompt.some((value) => value === 'login' || value === 'select_account')
-          ? { prompt: 'login' }
-          : {}),
+        ...(again ? { prompt: 'login' } : {}),
       });
     } catch (error) {
       const failure = UpstreamError.from(error, 'discovery');
@@ -50,11 +72,10 @@ export class UpstreamRedirect {
       );
       return upstreamFailurePage(failure.failure, this.options.upstream);
     }
-    const interaction = await flow.persist();
-    const browserBinding = this.cookies.issue(flow.cookies, state);
+    const record = await purpose();
+    const browserBinding = this.cookies.issue(cookies, state);
     await this.states.create(state, {
-      interaction,
-      clientId: flow.request.clientId,
+      ...record,
       browserBinding,
       codeVerifier,
       ...(nonce ? { nonce } : {}),

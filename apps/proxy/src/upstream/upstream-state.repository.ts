@@ -4,16 +4,25 @@ import { open, seal } from '@portcullis/authorization';
 import { PrismaClient } from '@portcullis/persistence';
 import { PROXY_OPTIONS, UPSTREAM_STATE_TTL_SECONDS, type ProxyOptions } from '../proxy.options.js';
 
-/** One upstream sign-in in progress, as the callback needs it. */
-export interface UpstreamSignInState {
-  /** The pending authorization's handle (opened). */
-  readonly interaction: string;
-  readonly clientId: string;
-  /** SHA-256 of the browser-binding cookie of the browser that consented. */
+/** What every upstream sign-in in progress keeps, whatever it is for. */
+interface UpstreamSignInBase {
+  /** SHA-256 of the browser-binding cookie of the browser that started it. */
   readonly browserBinding: string;
   readonly codeVerifier: string;
   readonly nonce?: string;
 }
+
+/** One upstream sign-in in progress, as the callback needs it. */
+export type UpstreamSignInState =
+  /** It continues a pending authorization (after the proxy's consent). */
+  | (UpstreamSignInBase & {
+      readonly purpose: 'authorization';
+      /** The pending authorization's handle (opened). */
+      readonly interaction: string;
+      readonly clientId: string;
+    })
+  /** It signs the person in to the connected apps page, and nothing else. */
+  | (UpstreamSignInBase & { readonly purpose: 'account' });
 
 /** What {@link UpstreamStates.take} found for a `state`. */
 export type TakenState =
@@ -53,8 +62,13 @@ export class UpstreamStates {
     await this.prisma.upstreamState.create({
       data: {
         id,
-        interaction: seal(signIn.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
-        clientId: signIn.clientId,
+        purpose: signIn.purpose,
+        ...(signIn.purpose === 'authorization'
+          ? {
+              interaction: seal(signIn.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
+              clientId: signIn.clientId,
+            }
+          : {}),
         browserBinding: signIn.browserBinding,
         codeVerifier: seal(signIn.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
         nonce: signIn.nonce ?? null,
@@ -94,19 +108,28 @@ export class UpstreamStates {
   #open(
     id: string,
     row: {
-      interaction: string;
-      clientId: string;
+      purpose: string;
+      interaction: string | null;
+      clientId: string | null;
       browserBinding: string;
       codeVerifier: string;
       nonce: string | null;
     },
   ): UpstreamSignInState {
-    return {
-      interaction: open(row.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
-      clientId: row.clientId,
+    const base = {
       browserBinding: row.browserBinding,
       codeVerifier: open(row.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
       ...(row.nonce ? { nonce: row.nonce } : {}),
+    };
+    if (row.purpose === 'account') return { purpose: 'account', ...base };
+    if (row.purpose !== 'authorization' || row.interaction === null || row.clientId === null) {
+      throw new Error(`upstream state ${id} is neither an authorization nor an account sign-in`);
+    }
+    return {
+      purpose: 'authorization',
+      interaction: open(row.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
+      clientId: row.clientId,
+      ...base,
     };
   }
 

@@ -19,4 +19,12 @@ export class SessionRepository {
   }): Promise<LoginSession> {
     return this.prisma.loginSession.create({ data: session });
   }
+
+  /** Ends a session: its cookie no longer signs anyone in, on any instance. */
+  async revoke(rowId: string, now = new Date()): Promise<void> {
+    await this.prisma.loginSession.updateMany({
+      where: { id: rowId, revokedAt: null },
+      data: { revokedAt: now },
+    });
+  }
 }

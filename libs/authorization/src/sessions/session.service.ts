@@ -74,6 +74,12 @@ export class SessionService {
     return session;
   }
 
+  /** Signs this browser out: the session row is revoked (so a copied cookie is dead too) and its cookie cleared. */
+  async end(cookies: CookieExchange, session: LoginSession): Promise<void> {
+    await this.repository.revoke(session.id);
+    this.#setCookie(cookies, this.#sessionCookie, '', 0);
+  }
+
   /** The browser-binding value that pre-login CSRF tokens hang on; set on first sight. */
   browserBinding(cookies: CookieExchange): string {
     const existing = verifyCookieValue(

@@ -1,12 +1,16 @@
 import { Controller, Get, Inject, Logger, Req, Res } from '@nestjs/common';
 import {
   answer,
+  AUTHORIZATION_SERVER_OPTIONS,
   CookieExchange,
+  endpointPath,
   InteractionService,
   PendingAuthorizations,
   RequestParameters,
   SecurityEvents,
+  SessionService,
   signInRejectedPage,
+  type AuthorizationServerOptions,
 } from '@portcullis/authorization';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsentCookies } from '../../consent/consent-cookie.js';
@@ -27,7 +31,8 @@ import { CALLBACK_CHECKS } from './callback.checks.js';
  * user, the upstream tokens are sealed and kept, the consent approved on the proxy's page in this flow (if any) is
  * remembered in a consent cookie, and the interaction walks on as that user's (`InteractionService.completeSignIn`):
  * to the code, or to the one consent page a flow can still need. No `next` or `return_to`: the only place a
- * browser is sent is the pending request's validated redirect URI.
+ * browser is sent is the pending request's validated redirect URI, or for a sign-in to the connected apps page,
+ * that page (with a session started).
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#confused-deputy-problem
@@ -47,6 +52,8 @@ export class UpstreamCallbackController {
     private readonly consentCookies: ConsentCookies,
     @Inject(PROXY_OPTIONS) private readonly options: ProxyOptions,
     private readonly events: SecurityEvents,
+    private readonly sessions: SessionService,
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly authorization: AuthorizationServerOptions,
   ) {}
 
   @Get('upstream/callback')
@@ -80,7 +87,15 @@ export class UpstreamCallbackController {
   async #complete(cookies: CookieExchange, signIn: UpstreamSignInState, result: UpstreamSignIn) {
     const user = await this.identities.userFor(result.issuer, result.subject, result.displayName);
     await this.tokens.store(user.id, result);
-    await this.events.record('sign_in.succeeded', { userId: user.id, detail: { upstream: result.issuer } });
+    await this.events.record('sign_in.succeeded', {
+      userId: user.id,
+      detail: { upstream: result.issuer, ...(signIn.purpose === 'account' ? { page: 'account' } : {}) },
+    });
+    // A sign-in to the connected apps page: a session, and back to the page.
+    if (signIn.purpose === 'account') {
+      await this.sessions.start(cookies, user.id);
+      return { kind: 'redirect' as const, location: endpointPath(this.authorization.issuer, 'account') };
+    }
     // What this browser approved on the proxy's page in this flow becomes its consent cookie, once the sign-in
     // has been accepted for the browser that started the flow.
     return this.interactions.completeSignIn(signIn.interaction, cookies, user, (flow) => {
@@ -105,7 +120,7 @@ export class UpstreamCallbackController {
     );
     // The user said no upstream, and the response verified (iss, state): the client hears access_denied, as the
     // redirect trust policy allows.
-    if (error.failure === 'denied' && context.signIn && context.pending) {
+    if (error.failure === 'denied' && context.signIn?.purpose === 'authorization' && context.pending) {
       return this.interactions.fail(
         context.signIn.interaction,
         context.cookies,
