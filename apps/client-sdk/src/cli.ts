@@ -7,6 +7,7 @@ import { withIdJagClient } from './id-jag-client.js';
 import { callCommand } from './commands/call.command.js';
 import type { Command } from './commands/command.js';
 import { conformanceCommand } from './commands/conformance.command.js';
+import { doctorCommand } from './commands/doctor.command.js';
 import { loginCommand } from './commands/login.command.js';
 import { tokensCommand } from './commands/tokens.command.js';
 import { toolsCommand } from './commands/tools.command.js';
@@ -19,6 +20,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   call: callCommand,
   tokens: tokensCommand,
   conformance: conformanceCommand,
+  doctor: doctorCommand,
 };
 
 /** Runs the command line with these arguments (after `portcullis`). */

@@ -48,6 +48,14 @@ export interface GlobalOptions {
    * only).
    */
   readonly dpop: boolean;
+  /** doctor: `--token <t>`, the access token to check the server with. */
+  readonly token: string | undefined;
+  /** doctor: `--wrong-audience-token <t>`, a token for another resource, which must be refused. */
+  readonly wrongAudienceToken: string | undefined;
+  /** doctor: `--step-up-tool <name>`, a tool the token may not call, for the 403 `insufficient_scope` check. */
+  readonly stepUpTool: string | undefined;
+  /** doctor: `--json`, the report as JSON. */
+  readonly json: boolean;
   readonly headless: boolean;
   readonly redirectUri: string | undefined;
   readonly store: string | undefined;
@@ -72,6 +80,10 @@ Commands:
   call <server-url> <tool> [json-args]   call a tool, stepping up authorization when the server asks
   tokens list                            show stored tokens (never their values)
   tokens logout [<server-url>] [--all]   forget the tokens of a server (or of every server)
+  doctor <server-url>                    check the server's authorization from outside: its 401
+                                         challenge, Protected Resource Metadata, authorization
+                                         servers, and with a token how it treats tokens; one line
+                                         per check, exit status 1 on any failure
   conformance <server-url>               act as the MCP conformance suite's client (reads
                                          MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT)
 
@@ -104,6 +116,11 @@ Options:
   --no-dpop                   do not use DPoP (RFC 9449): by default, where the authorization server offers it,
                               tokens are bound to a key made for the authorization (kept encrypted in the
                               store with them) and every request carries a proof of it; with this, Bearer only
+  --token <token>             doctor: the access token to check with (default: the one stored by login)
+  --wrong-audience-token <t>  doctor: a token issued for another resource; the server must refuse it
+  --step-up-tool <name>       doctor: a tool the token's scope does not allow; calling it must get 403
+                              insufficient_scope (a correct server refuses before the tool runs)
+  --json                      doctor: print the report as JSON
   --headless                  do not open a browser: follow the authorization redirect without a person
   --redirect-uri <uri>        the redirect URI to use with --headless (default http://127.0.0.1/callback)
   --store <file>              the encrypted token store (default: $PORTCULLIS_HOME/tokens.json,
@@ -140,6 +157,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         'idp-client-secret': { type: 'string' },
         'workload-token': { type: 'string' },
         'no-dpop': { type: 'boolean', default: false },
+        token: { type: 'string' },
+        'wrong-audience-token': { type: 'string' },
+        'step-up-tool': { type: 'string' },
+        json: { type: 'boolean', default: false },
         headless: { type: 'boolean', default: false },
         'redirect-uri': { type: 'string' },
         store: { type: 'string' },
@@ -195,6 +216,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         ? {}
         : { workloadToken: { tokenFile: values['workload-token'] } }),
       dpop: !values['no-dpop'],
+      token: values.token,
+      wrongAudienceToken: values['wrong-audience-token'],
+      stepUpTool: values['step-up-tool'],
+      json: values.json,
       headless: values.headless,
       redirectUri: values['redirect-uri'],
       store: values.store,

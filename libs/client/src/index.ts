@@ -67,3 +67,12 @@ export {
 } from './user-agent/browser-user-agent.js';
 export { HeadlessUserAgent, type HeadlessUserAgentOptions } from './user-agent/headless-user-agent.js';
 export type { UserAgent, UserAgentSession } from './user-agent/user-agent.js';
+export {
+  diagnose,
+  type CheckReference,
+  type CheckStatus,
+  type DoctorCheck,
+  type DoctorOptions,
+  type DoctorReport,
+  type PresentedToken,
+} from './doctor/doctor.js';

@@ -34,6 +34,8 @@ export interface Stack {
 export interface StackOptions {
   /** Extra environment of the authorization server. */
   readonly authorizationServerEnv?: Record<string, string>;
+  /** More resources the authorization server issues tokens for (no server answers at them). */
+  readonly extraResources?: readonly { uri: string; scopes_supported: string[] }[];
   /** Extra environment of the protected server. */
   readonly protectedServerEnv?: Record<string, string>;
   /** Commands run with `portcullis-admin` before the authorization server starts (the embedded database allows one process at a time). */
@@ -73,6 +75,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         scopes_supported: ['notes:read', 'notes:write'],
         scope_hierarchy: { notes: ['notes:read', 'notes:write'], 'notes:write': ['notes:read'] },
       },
+      ...(options.extraResources ?? []).map((extra) => ({ name: extra.uri, ...extra })),
     ]),
     COOKIE_SECRET: randomBytes(32).toString('base64url'),
     SEED_DEMO_USER: 'true',
