@@ -105,6 +105,8 @@ async function startProtectedServer({ issuer, databaseUrl, redisUrl }) {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'production',
+      // Metrics on, as production runs (scraped with this token; the bench never scrapes).
+      METRICS_TOKEN: randomUUID(),
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
       PORT: String(port),
