@@ -4,10 +4,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { DoctorReport } from '@portcullis/client';
+import { diagnose, type DoctorReport } from '@portcullis/client';
 import { runCli } from './support/run-cli.js';
 
-type Fault = 'no-prm' | 'wrong-resource' | 'no-scope' | 'query-token' | 'no-s256' | 'audience-unchecked';
+type Fault =
+  | 'no-prm'
+  | 'wrong-resource'
+  | 'no-scope'
+  | 'query-token'
+  | 'no-s256'
+  | 'audience-unchecked'
+  | 'broken-openid-configuration'
+  | 'origin-metadata-at-root';
 
 const GOOD = 'good-token';
 const OTHER_AUDIENCE = 'token-for-another-resource';
@@ -28,7 +36,11 @@ async function startStub(faults: readonly Fault[] = []): Promise<{ url: string; 
   const challenge = (extra: string) =>
     [
       'Bearer realm="mcp"',
-      ...(has('no-prm') ? [] : [`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`]),
+      ...(has('no-prm')
+        ? []
+        : has('origin-metadata-at-root')
+          ? [`resource_metadata="${origin}/.well-known/oauth-protected-resource"`]
+          : [`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`]),
       ...(has('no-scope') ? [] : ['scope="notes:read"']),
       ...(extra ? [extra] : []),
     ].join(', ');
@@ -44,6 +56,22 @@ async function startStub(faults: readonly Fault[] = []): Promise<{ url: string; 
         authorization_servers: [origin],
         scopes_supported: ['notes:read', 'notes:write'],
       });
+    }
+    if (
+      request.method === 'GET' &&
+      url.pathname === '/.well-known/oauth-protected-resource' &&
+      has('origin-metadata-at-root')
+    ) {
+      // The origin's metadata, where the challenge sends clients for the MCP endpoint's.
+      return json(response, 200, { resource: origin, authorization_servers: [origin] });
+    }
+    if (
+      request.method === 'GET' &&
+      url.pathname === '/.well-known/openid-configuration' &&
+      has('broken-openid-configuration')
+    ) {
+      response.writeHead(502, { 'content-type': 'text/html' });
+      return response.end('<html>bad gateway</html>');
     }
     if (request.method === 'GET' && url.pathname === '/.well-known/oauth-authorization-server') {
       return json(response, 200, {
@@ -204,6 +232,38 @@ describe('portcullis doctor against a stub server with planted faults', () => {
     const { result, status } = await doctor(['audience-unchecked']);
     expect(result.code).toBe(1);
     expect(status('token.audience')).toEqual(['fail']);
+  });
+
+  it('fails resource metadata that the challenge points to when it names the origin, not the server', async () => {
+    const { result, status } = await doctor(['origin-metadata-at-root']);
+    expect(result.code).toBe(1);
+    expect(status('prm.root')).toEqual(['fail']);
+  });
+
+  it('only warns about a broken discovery URL after one that works (clients stop at the first)', async () => {
+    const { result, report } = await doctor(['broken-openid-configuration']);
+    expect(result.code).toBe(0);
+    expect(report.checks.filter((check) => check.id === 'as.discovery').map((check) => check.status)).toEqual(
+      ['pass', 'warn'],
+    );
+  });
+
+  it('never sends the token anywhere but the Authorization header', async () => {
+    stub = await startStub(['query-token']);
+    const seen: string[] = [];
+    const recording = async (input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      seen.push(
+        `${String(input)} ${typeof init?.body === 'string' ? init.body : ''} ${headers.get('authorization') ?? ''}`,
+      );
+      return fetch(input, init);
+    };
+    const report = await diagnose({ serverUrl: stub.url, token: { accessToken: GOOD }, fetch: recording });
+    expect(report.checks.find((check) => check.id === 'token.query')?.status).toBe('fail');
+    const withToken = seen.filter((line) => line.includes(GOOD));
+    expect(withToken.length).toBeGreaterThan(0);
+    for (const line of withToken) expect(line.endsWith(`Bearer ${GOOD}`)).toBe(true);
+    for (const line of withToken) expect(line.split(' ')[0]).not.toContain(GOOD);
   });
 
   it('fails a server that does not answer, without throwing', async () => {

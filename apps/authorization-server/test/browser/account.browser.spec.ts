@@ -5,6 +5,7 @@ import {
   authorizationRequest,
   authorize,
   redeem,
+  RESOURCE,
   settle,
   startAuthorizationServer,
   tokenRequest,
@@ -67,9 +68,12 @@ describe('the connected apps page in Chromium', () => {
       );
 
       await page.click(`section[data-client-id="${agent.clientId}"] button[value=revoke]`);
-      await page.waitForURL(/\/account\?revoked=/);
-      expect(await page.locator('#revoked').textContent()).toContain('Coding Agent');
+      await page.waitForURL(/\/account\?revoked=1$/);
+      expect(await page.locator('#revoked').textContent()).toContain('Access revoked');
       expect(await page.locator('section.app h2').allTextContents()).toEqual(['Notes Desktop']);
+      // The notice is fixed text: a link cannot put its own words on the page.
+      await page.goto(`${as.app.url}/account?revoked=Your+account+is+locked`);
+      expect(await page.locator('body').textContent()).not.toContain('locked');
       // Signing out ends the page's session in the database (a copied cookie is dead too), not just in the browser.
       const cookie = (await context.cookies()).find((c) => c.name.startsWith('portcullis-session'));
       await page.click('#sign-out');
@@ -127,6 +131,40 @@ describe('the connected apps page in Chromium', () => {
       await as.prisma.authorizationGrant.count({
         where: { userId: user.id, clientId: client.clientId, revokedAt: { not: null } },
       }),
+    ).toBe(0);
+  });
+
+  it("revokes only what the signed-in person approved: another person's consent to the same client is untouched", async () => {
+    const alice = await as.createUser();
+    const bob = await as.createUser();
+    const client = await as.createClient({ name: 'Shared' });
+    const sign = async (user: typeof alice) => {
+      const ua = new HeadlessUserAgent();
+      const request = authorizationRequest(as, client, { scope: 'notes:read' });
+      expect((await redeem(as, client, await authorize(ua, request, user, client), request)).status).toBe(
+        200,
+      );
+      return ua;
+    };
+    const aliceBrowser = await sign(alice);
+    await sign(bob);
+    await as.prisma.consent.deleteMany({ where: { userId: alice.id } });
+    // Alice's own page (her session, her CSRF token) posting Bob's client: nothing of Bob's changes.
+    const page = await aliceBrowser.get(`${as.app.url}/account`);
+    const signOut = page.form({ action: '/account/logout' });
+    const posted = await aliceBrowser.submit(
+      { ...signOut, action: `${as.app.url}/account/revoke` },
+      { client_id: client.clientId, resource: RESOURCE },
+      { allowUnknownFields: true },
+    );
+    expect(posted.status).toBe(303);
+    expect(posted.location).toBe(`${as.app.url}/account`);
+    expect(await as.prisma.consent.count({ where: { userId: bob.id, clientId: client.clientId } })).toBe(1);
+    expect(
+      await as.prisma.authorizationGrant.count({ where: { userId: bob.id, revokedAt: { not: null } } }),
+    ).toBe(0);
+    expect(
+      await as.prisma.securityEvent.count({ where: { type: 'consent.revoked', clientId: client.clientId } }),
     ).toBe(0);
   });
 });

@@ -60,6 +60,12 @@ async function storedToken(
     return undefined;
   }
   if (entry === undefined) return undefined;
+  if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
+    output.info(
+      `  · the token stored for ${entry.resource} has expired; \`portcullis tools ${serverUrl}\` refreshes it, then run doctor again`,
+    );
+    return undefined;
+  }
   output.info(`  · using the token stored for ${entry.resource} (client ${entry.clientId})`);
   const key = entry.tokenType.toLowerCase() === 'bearer' ? undefined : entry.proofKey;
   const hooks = key === undefined ? undefined : CLI_EXTENSIONS.clientProofOfPossession();

@@ -88,8 +88,8 @@ describe("the proxy's connected apps page in Chromium", () => {
       ]);
 
       await page.click(`section[data-client-id="${agent.clientId}"] button[value=revoke]`);
-      await page.waitForURL(/\/account\?revoked=/);
-      expect(await page.locator('#revoked').textContent()).toContain('Coding Agent');
+      await page.waitForURL(/\/account\?revoked=1$/);
+      expect(await page.locator('#revoked').textContent()).toContain('Access revoked');
       expect(await page.locator('section.app h2').allTextContents()).toEqual(['Notes Desktop']);
       expect(problems).toEqual([]);
       await context.close();

@@ -54,7 +54,8 @@ export class AccountController {
     }
     const user = await this.users.findById(session.userId);
     const apps = await this.accounts.connectedApps(session.userId);
-    const revoked = query.get('revoked');
+    // A fixed message, never text from the URL (a link could otherwise put its words on this page).
+    const revoked = query.get('revoked') === '1';
     return this.#page(
       reply,
       cookies,
@@ -65,7 +66,7 @@ export class AccountController {
         revokeAction: this.#path('account/revoke'),
         signOutAction: this.#path('account/logout'),
         csrf: this.sessions.consentCsrfToken(session, ACCOUNT),
-        ...(revoked ? { revoked } : {}),
+        revoked,
       }),
     );
   }
@@ -103,18 +104,21 @@ export class AccountController {
       return this.#refused(reply);
     }
     const clientId = form.get('client_id') ?? '';
+    // `resource` is read apart from the other fields (RFC 8707 lets a request repeat it): exactly one here.
+    const resource = form.resources.length === 1 ? (form.resources[0] ?? '') : '';
+    // Only what this person approved can be revoked: the pair must be on their own list.
     const app = (await this.accounts.connectedApps(session.userId)).find(
-      (entry) => entry.clientId === clientId,
+      (entry) => entry.clientId === clientId && entry.resource === resource,
     );
-    if (app && (await this.accounts.forget(session.userId, clientId))) {
+    if (app && (await this.accounts.forget(session.userId, clientId, resource))) {
       await this.events.record('consent.revoked', {
         userId: session.userId,
         clientId,
-        detail: { resource: app.resource, by: 'user' },
+        detail: { resource, by: 'user' },
       });
+      return this.#redirect(reply, cookies, `${this.#path('account')}?revoked=1`);
     }
-    const name = app?.clientName ?? clientId;
-    return this.#redirect(reply, cookies, `${this.#path('account')}?revoked=${encodeURIComponent(name)}`);
+    return this.#redirect(reply, cookies, this.#path('account'));
   }
 
   /** Signs out: the session ends here and for every authorization it would have let through without a sign-in. */

@@ -8,8 +8,8 @@ export interface AccountPageModel {
   readonly revokeAction: string;
   readonly signOutAction: string;
   readonly csrf: string;
-  /** The name of the client just revoked, to say so. */
-  readonly revoked?: string;
+  /** Whether the page comes right after a revocation, to say so. */
+  readonly revoked: boolean;
 }
 
 const REGISTRATION: Readonly<Record<string, string>> = {
@@ -26,31 +26,34 @@ function hostOf(clientId: string): string {
   }
 }
 
-function when(date: Date | undefined): string {
+function when(date: Date | undefined, none = 'never'): string {
   return date
     ? date
         .toISOString()
         .replace('T', ' ')
         .replace(/\.\d+Z$/, ' UTC')
-    : 'never';
+    : none;
 }
 
 /** The MCP clients a person approved, each with a button that revokes it (a form, no JavaScript). */
 export function accountPage(model: AccountPageModel): string {
   const apps = model.apps
     .map(
-      (app) => `<section class="app" data-client-id="${escapeHtml(app.clientId)}">
+      (
+        app,
+      ) => `<section class="app" data-client-id="${escapeHtml(app.clientId)}" data-resource="${escapeHtml(app.resource)}">
 <h2>${escapeHtml(app.clientName ?? hostOf(app.clientId))}</h2>
 <dl>
 <dt>Client ID</dt><dd><code>${escapeHtml(app.clientId)}</code>${/^https?:/.test(app.clientId) ? ` (${escapeHtml(hostOf(app.clientId))})` : ''}</dd>
 <dt>How it was registered</dt><dd>${escapeHtml(REGISTRATION[app.registration] ?? app.registration)}</dd>
 <dt>Access</dt><dd>${app.scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(' ')} on ${escapeHtml(app.resource)}</dd>
 <dt>Approved</dt><dd>${escapeHtml(when(app.approvedAt))}</dd>
-<dt>Last used</dt><dd>${escapeHtml(when(app.lastUsedAt))}</dd>
+<dt>Last token</dt><dd>${escapeHtml(when(app.lastUsedAt, 'none under a current grant'))}</dd>
 </dl>
 <form method="post" action="${escapeHtml(model.revokeAction)}">
 <input type="hidden" name="csrf" value="${escapeHtml(model.csrf)}">
 <input type="hidden" name="client_id" value="${escapeHtml(app.clientId)}">
+<input type="hidden" name="resource" value="${escapeHtml(app.resource)}">
 <button type="submit" class="secondary" name="decision" value="revoke">Revoke access</button>
 </form>
 </section>`,
@@ -59,8 +62,8 @@ export function accountPage(model: AccountPageModel): string {
   return page(
     'Connected apps',
     `<h1>Connected apps</h1>
-<p>Signed in as <strong>${escapeHtml(model.username)}</strong>. These applications can act for you; revoking one ends its access at once, and it has to ask you again.</p>
-${model.revoked ? `<p class="warning" role="status" id="revoked">Access of <strong>${escapeHtml(model.revoked)}</strong> revoked.</p>` : ''}
+<p>Signed in as <strong>${escapeHtml(model.username)}</strong>. These applications can act for you. Revoking one stops it from getting new tokens at once and it has to ask you again; a token it already holds may work for a few more minutes, until it expires.</p>
+${model.revoked ? '<p class="warning" role="status" id="revoked">Access revoked. That application has to ask you again.</p>' : ''}
 ${apps || '<p class="hint" id="no-apps">You have not approved any application.</p>'}
 <form method="post" action="${escapeHtml(model.signOutAction)}">
 <input type="hidden" name="csrf" value="${escapeHtml(model.csrf)}">

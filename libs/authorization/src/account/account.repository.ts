@@ -13,7 +13,7 @@ export interface ConnectedApp {
   readonly scopes: readonly string[];
   /** When the person first approved it. */
   readonly approvedAt: Date;
-  /** When it was last given a token for the person; absent when never. */
+  /** When it was last given a token under a live grant; absent when none is live. */
   readonly lastUsedAt?: Date;
 }
 
@@ -37,10 +37,16 @@ export class AccountRepository {
 
   /** Every client `userId` approved, with what for and when last used, most recently approved first. */
   async connectedApps(userId: string): Promise<ConnectedApp[]> {
+    // Last used: the newest token issued under a live grant of the consent (its refresh tokens rotate on every use,
+    // and the rows of a live grant are kept), reached through the indexed grant ids.
     const rows = await this.work.db.$queryRaw<Row[]>`
       SELECT c.client_id, cl.client_name, cl.origin, c.resource, c.scopes, c.created_at AS approved_at,
-             (SELECT max(a.created_at) FROM access_tokens a
-               WHERE a.subject = ${userId} AND a.client_id = c.client_id) AS last_used_at
+             (SELECT max(greatest(g.created_at,
+                                  (SELECT max(r.created_at) FROM refresh_tokens r WHERE r.grant_id = g.id),
+                                  (SELECT max(a.created_at) FROM access_tokens a WHERE a.grant_id = g.id)))
+                FROM grants g
+               WHERE g.user_id = c.user_id AND g.client_id = c.client_id AND g.resource = c.resource
+                 AND g.revoked_at IS NULL) AS last_used_at
         FROM consents c LEFT JOIN clients cl ON cl.client_id = c.client_id
        WHERE c.user_id = ${userId}::uuid
        ORDER BY c.created_at DESC`;
@@ -56,15 +62,16 @@ export class AccountRepository {
   }
 
   /**
-   * Forgets a client for a person, in one transaction: every grant of theirs to it is revoked (its codes and refresh
-   * tokens can no longer be used, its access tokens introspect inactive) and the consent is gone, so the client's
-   * next authorization asks again. Returns whether there was a consent to forget.
+   * Forgets a client for a person and one resource, in one transaction: every grant of theirs to it for that resource
+   * is revoked (its codes and refresh tokens can no longer be used, its access tokens introspect inactive) and the
+   * consent is gone, so the client's next authorization for the resource asks again. Returns whether there was
+   * anything to forget.
    */
-  async forget(userId: string, clientId: string, now = new Date()): Promise<boolean> {
+  async forget(userId: string, clientId: string, resource: string, now = new Date()): Promise<boolean> {
     return this.work.run(async () => {
-      const { count } = await this.work.db.consent.deleteMany({ where: { userId, clientId } });
+      const { count } = await this.work.db.consent.deleteMany({ where: { userId, clientId, resource } });
       const grants = await this.work.db.authorizationGrant.findMany({
-        where: { userId, clientId, revokedAt: null },
+        where: { userId, clientId, resource, revokedAt: null },
         select: { id: true },
       });
       for (const { id } of grants) await this.grants.revokeGrant(id, now);

@@ -33,7 +33,8 @@ import {
   sameIssuerIdentifier,
   type Challenge,
 } from '@portcullis/protocol';
-import type { FetchLike } from '../http/http.js';
+import { randomUUID } from 'node:crypto';
+import { MAX_JSON_BODY_BYTES, readJsonObject, type FetchLike } from '../http/http.js';
 
 /** What a check found: `skip` when it could not run (no token given, an earlier check failed). */
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
@@ -167,6 +168,20 @@ class Doctor {
   }
 
   async run(): Promise<void> {
+    try {
+      await this.#run();
+    } catch (error) {
+      // Whatever the server answered, the report is made: an unforeseen answer is a failed check, not a crash.
+      this.#add(
+        'doctor.error',
+        'fail',
+        `The checks stopped: ${describeFailure(error)}.`,
+        REFERENCES.challenge,
+      );
+    }
+  }
+
+  async #run(): Promise<void> {
     const challenge = await this.#challenge();
     if (challenge === 'unreachable') return;
     const metadata = await this.#resourceMetadata(challenge?.params['resource_metadata']);
@@ -291,7 +306,18 @@ class Doctor {
         );
         return;
       }
-      const resource = canonicalizeResourceUri(parsed.data.resource);
+      let resource: string;
+      try {
+        resource = canonicalizeResourceUri(parsed.data.resource);
+      } catch (error) {
+        this.#add(
+          id,
+          'fail',
+          `${url} names resource "${parsed.data.resource}", which is not a usable resource URI (${describeFailure(error)}).`,
+          REFERENCES.prmResource,
+        );
+        return;
+      }
       if (resource === canonical || (acceptOrigin && resource === origin)) {
         this.#add(id, 'pass', `${url} names resource "${parsed.data.resource}".`, REFERENCES.prmResource);
         found.push({ url, document: parsed.data });
@@ -305,12 +331,13 @@ class Doctor {
       }
     };
     if (pathAware !== undefined) await fetchDocument(pathAware, 'prm.path-aware', false, 'warn');
-    // At the root, for a server at a path, the document may describe the origin; missing there is fine once the
-    // path-aware one is there.
+    // At the root, for a server at a path, the document may describe the origin (clients that fall back to it
+    // accept that), unless the challenge sent clients there: then it must name the server (RFC 9728 3.3). Missing
+    // there is fine once the path-aware one is there.
     await fetchDocument(
       root,
       'prm.root',
-      pathAware !== undefined,
+      pathAware !== undefined && fromChallenge !== root,
       pathAware !== undefined && found.length > 0 ? 'skip' : 'warn',
     );
     if (fromChallenge !== undefined && fromChallenge !== pathAware && fromChallenge !== root) {
@@ -367,6 +394,8 @@ class Doctor {
     }
     let metadata: AuthorizationServerMetadata | undefined;
     for (const url of urls) {
+      // Clients stop at the first usable document: a broken one after it is worth a warning, not a failure.
+      const broken: CheckStatus = metadata === undefined ? 'fail' : 'warn';
       const outcome = await this.#getJson(url);
       if (outcome.kind === 'missing') {
         this.#add(
@@ -378,7 +407,7 @@ class Doctor {
         continue;
       }
       if (outcome.kind === 'error') {
-        this.#add('as.discovery', 'fail', `${url}: ${outcome.message}`, REFERENCES.asDiscovery);
+        this.#add('as.discovery', broken, `${url}: ${outcome.message}`, REFERENCES.asDiscovery);
         continue;
       }
       const parsed = AuthorizationServerMetadataSchema.safeParse(outcome.json);
@@ -386,7 +415,7 @@ class Doctor {
         const issue = parsed.error.issues[0];
         this.#add(
           'as.discovery',
-          'fail',
+          broken,
           `${url} is not valid authorization server metadata: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'invalid'}.`,
           REFERENCES.asDiscovery,
         );
@@ -395,7 +424,7 @@ class Doctor {
       if (!sameIssuerIdentifier(issuer, parsed.data.issuer)) {
         this.#add(
           'as.discovery',
-          'fail',
+          broken,
           `${url} says issuer "${parsed.data.issuer}", not "${issuer}": clients must not use it.`,
           REFERENCES.asIssuer,
         );
@@ -484,48 +513,83 @@ class Doctor {
       `The token in the Authorization header is accepted (HTTP ${accepted.status}).`,
       REFERENCES.tokenUsage,
     );
-    try {
-      const inQuery = new URL(this.#server);
-      inQuery.searchParams.set('access_token', token.accessToken);
-      const query = await this.#request(inQuery.href, {
-        method: 'POST',
-        headers: MCP_HEADERS,
-        body: initializeRequest(),
-      });
-      await query.body?.cancel();
-      this.#add(
-        'token.query',
-        query.ok ? 'fail' : 'pass',
-        query.ok
-          ? `A token in the query string is accepted (HTTP ${query.status}): URLs end up in logs and Referer headers.`
-          : `A token in the query string is refused (HTTP ${query.status}).`,
-        REFERENCES.tokenQuery,
-      );
-      const body = await this.#request(this.#server, {
+    // Where else a server might read a token: probed with a made-up token, so that no live token ends up in a URL
+    // or a log. A server that looks there says `invalid_token` about it (RFC 6750 3.1); one that does not answers as
+    // to a request without a token.
+    const decoy = `portcullis-doctor-${randomUUID()}`;
+    const inQuery = new URL(this.#server);
+    inQuery.searchParams.set('access_token', decoy);
+    this.#placement(
+      'token.query',
+      'in the query string',
+      await this.#send(inQuery.href, { method: 'POST', headers: MCP_HEADERS, body: initializeRequest() }),
+      REFERENCES.tokenQuery,
+    );
+    this.#placement(
+      'token.body',
+      'in a form body',
+      await this.#send(this.#server, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: MCP_HEADERS.accept },
-        body: new URLSearchParams({ access_token: token.accessToken }).toString(),
-      });
-      await body.body?.cancel();
-      this.#add(
-        'token.body',
-        body.ok ? 'fail' : 'pass',
-        body.ok
-          ? `A token in a form body is accepted (HTTP ${body.status}): MCP requires the Authorization header.`
-          : `A token in a form body is refused (HTTP ${body.status}).`,
-        REFERENCES.tokenBody,
-      );
-    } catch (error) {
-      this.#add(
-        'token.query',
-        'fail',
-        `The server did not answer: ${describeFailure(error)}.`,
-        REFERENCES.tokenQuery,
-      );
-    }
+        body: new URLSearchParams({ access_token: decoy }).toString(),
+      }),
+      REFERENCES.tokenBody,
+    );
     await this.#wrongAudience();
     await this.#insufficientScope(token, sessionId);
     if (sessionId !== undefined) await this.#endSession(token, sessionId);
+  }
+
+  /**
+   * What a request with a made-up token `where` got: refused as carrying no token (401 without an error) or as a
+   * bad request (400 `invalid_request`) passes; `invalid_token` (the server read it) or a success fails; anything
+   * else cannot tell.
+   */
+  #placement(id: string, where: string, response: Response | undefined, reference: CheckReference): void {
+    if (response === undefined) {
+      this.#add(id, 'warn', `A request with a token ${where} got no answer.`, reference);
+      return;
+    }
+    const error = authChallenge(response)?.params['error'];
+    if (response.ok || error === 'invalid_token') {
+      const seen = response.ok
+        ? `was accepted (HTTP ${response.status})`
+        : 'was read and checked (401 invalid_token)';
+      this.#add(
+        id,
+        'fail',
+        `A made-up token ${where} ${seen}: the server takes tokens from there, where they end up in logs.`,
+        reference,
+      );
+    } else if (
+      (response.status === 401 && error === undefined) ||
+      (response.status === 400 && error === 'invalid_request')
+    ) {
+      this.#add(
+        id,
+        'pass',
+        `A token ${where} is not used (HTTP ${response.status}${error ? ` ${error}` : ', as without a token'}).`,
+        reference,
+      );
+    } else {
+      this.#add(
+        id,
+        'warn',
+        `A request with a token ${where} got HTTP ${response.status}${error ? ` ${error}` : ''}: cannot tell whether the server reads tokens there.`,
+        reference,
+      );
+    }
+  }
+
+  /** One request whose body is not needed; `undefined` when it got no answer. */
+  async #send(url: string, init: RequestInit): Promise<Response | undefined> {
+    try {
+      const response = await this.#request(url, init);
+      await response.body?.cancel();
+      return response;
+    } catch {
+      return undefined;
+    }
   }
 
   async #wrongAudience(): Promise<void> {
@@ -662,18 +726,19 @@ class Doctor {
   }
 
   async #endSession(token: PresentedToken, sessionId: string): Promise<void> {
-    const headers: Record<string, string> = {
-      authorization: `${token.scheme ?? 'Bearer'} ${token.accessToken}`,
-      'mcp-session-id': sessionId,
-    };
-    if (token.proof !== undefined) {
-      headers['dpop'] = await token.proof({
-        method: 'DELETE',
-        url: this.#server,
-        accessToken: token.accessToken,
-      });
-    }
     try {
+      const headers: Record<string, string> = {
+        authorization: `${token.scheme ?? 'Bearer'} ${token.accessToken}`,
+        'mcp-session-id': sessionId,
+      };
+      if (token.proof !== undefined) {
+        headers['dpop'] = await token.proof({
+          method: 'DELETE',
+          url: this.#server,
+          accessToken: token.accessToken,
+          ...(this.#nonce === undefined ? {} : { nonce: this.#nonce }),
+        });
+      }
       const response = await this.#request(this.#server, { method: 'DELETE', headers });
       await response.body?.cancel();
     } catch {
@@ -705,11 +770,13 @@ class Doctor {
         message: `HTTP ${response.status}${response.status >= 300 && response.status < 400 ? ' (a redirect; clients do not follow it)' : ''}.`,
       };
     }
-    try {
-      return { kind: 'found', json: await response.json() };
-    } catch {
-      return { kind: 'error', message: 'the body is not JSON.' };
-    }
+    const json = await readJsonObject(response);
+    return json === undefined
+      ? {
+          kind: 'error',
+          message: `the body is not a JSON object of at most ${MAX_JSON_BODY_BYTES / 1024} KiB.`,
+        }
+      : { kind: 'found', json };
   }
 }
 
