@@ -9,9 +9,11 @@
 //
 //   npm run bench -- dpop [--quick] [--route notes|mcp] [--connections N] [--seconds S] [--rounds R]
 //                         [--redis [URL]] [--database-url URL]
+//
+// (tools/bench/src/main.ts runs it and prints its line with the others.)
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,7 +23,6 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jos
 import { Pool } from 'undici';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const GOAL = 0.7;
 
 function options(args) {
   const value = (name, fallback) => {
@@ -43,6 +44,16 @@ function options(args) {
     redisUrl: redis === true ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : redis,
     databaseUrl: value('--database-url', process.env.BENCH_DATABASE_URL),
   };
+}
+
+/** The resident set size of a process in MiB (Linux `/proc`). */
+function rssMiB(pid) {
+  try {
+    const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? undefined : Number(kib) / 1024;
+  } catch {
+    return undefined;
+  }
 }
 
 function freePort() {
@@ -133,6 +144,7 @@ async function startProtectedServer({ issuer, databaseUrl, redisUrl }) {
   }
   return {
     url,
+    pid: child.pid,
     async close() {
       child.kill('SIGTERM');
       await exited;
@@ -220,7 +232,8 @@ function summary(windows) {
   return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
 }
 
-export async function run(args) {
+/** Runs the comparison; resolves with both summaries and the settings used. */
+export async function measure(args) {
   const settings = options(args);
   const issuer = await startIssuer();
   const server = await startProtectedServer({ issuer: issuer.issuer, ...settings });
@@ -271,15 +284,7 @@ export async function run(args) {
     const bearerResult = summary(bearerWindows);
     const dpopResult = summary(dpopWindows);
 
-    const ratio = dpopResult.rps / bearerResult.rps;
-    const ms = (value) => `${value.toFixed(2)}ms`;
-    process.stdout.write(
-      `dpop-vs-bearer: bearer ${Math.round(bearerResult.rps)} req/s p50 ${ms(bearerResult.p50)} p99 ${ms(bearerResult.p99)}, ` +
-        `dpop ${Math.round(dpopResult.rps)} req/s p50 ${ms(dpopResult.p50)} p99 ${ms(dpopResult.p99)}, ` +
-        `ratio ${ratio.toFixed(2)} (goal >= ${GOAL.toFixed(2)})` +
-        ` [${settings.route}, ${settings.connections} connections, ${settings.rounds}x${settings.seconds}s each, replay store ${settings.redisUrl ? 'redis' : 'memory'}]\n`,
-    );
-    process.exitCode = ratio >= GOAL ? 0 : 1;
+    return { bearer: bearerResult, dpop: dpopResult, settings, rss: rssMiB(server.pid) };
   } finally {
     await pool.close();
     await server.close();

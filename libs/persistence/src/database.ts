@@ -119,6 +119,17 @@ export async function openDatabase(
   return database;
 }
 
+/** How many pooled connections are opened at boot. */
+const WARM_CONNECTIONS = 4;
+
+/** Opens `count` connections of `pool` at once and returns them to it idle; a failure leaves the pool to retry later. */
+async function warm(pool: pg.Pool, count: number): Promise<void> {
+  const clients = await Promise.all(
+    Array.from({ length: count }, () => pool.connect().catch(() => undefined)),
+  );
+  for (const client of clients) client?.release();
+}
+
 async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<Database> {
   const description = redactDatabaseUrl(url);
   const connect = async (): Promise<pg.Client> => {
@@ -140,11 +151,16 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     max,
     // A request waits this long for a connection while the database is away, then answers 503.
     connectionTimeoutMillis: 2_000,
+    // Idle connections are kept a while, so that a burst after a quiet spell does not pay for new ones.
+    idleTimeoutMillis: 30_000,
     keepAlive: true,
   });
   // A pooled connection that breaks while idle (the server restarted) is dropped by the pool; without a listener the
   // error would end the process.
   pool.on('error', () => undefined);
+  // Warm: a few connections are opened before the app reports ready, so that the first requests a balancer sends a
+  // new instance (a rolling restart) do not each wait for a connection of their own on a busy machine.
+  await warm(pool, Math.min(max, WARM_CONNECTIONS));
   const prisma = translatingErrors(new PrismaClient({ adapter: new PrismaPg(pool) }), options.onQuery);
   const withSession = async <T>(fn: (session: SqlSession) => Promise<T>): Promise<T> => {
     const client = await connect();

@@ -53,3 +53,4 @@ export { expectHostileInputRefused, expectInvalidRequest, hostileText } from './
 export type { HostileInputTarget } from './hostile-input.js';
 export { metricValue, parseMetrics } from './metrics.js';
 export type { MetricSample } from './metrics.js';
+export * from './authorization-cluster.js';

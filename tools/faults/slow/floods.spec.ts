@@ -10,8 +10,6 @@ import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
   type TestDatabase,
-} from '@portcullis/testing';
-import {
   PROTECTED_SERVER_MAIN,
   PROXY_MAIN,
   refresh,
@@ -20,7 +18,7 @@ import {
   startInstance,
   type AuthorizationServerCluster,
   type Instance,
-} from '../src/cluster.js';
+} from '@portcullis/testing';
 import { flood, heapUsedAfterGcMiB, quantile, rssMiB } from '../src/flood.js';
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;

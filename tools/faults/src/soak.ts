@@ -13,8 +13,11 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { freePort, HeadlessUserAgent, startDatabase, type TestDatabase } from '@portcullis/testing';
 import {
+  freePort,
+  HeadlessUserAgent,
+  startDatabase,
+  type TestDatabase,
   FlowStoppedError,
   PROTECTED_SERVER_MAIN,
   refresh,
@@ -24,7 +27,7 @@ import {
   type AuthorizationServerCluster,
   type Instance,
   type TestClient,
-} from './cluster.js';
+} from '@portcullis/testing';
 import { heapSpacesMiB, heapUsedAfterGcMiB, quantile, rssMiB } from './flood.js';
 import { callTool } from './mcp.js';
 

@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HeadlessUserAgent, postgresServerAvailable } from '@portcullis/testing';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import {
+  HeadlessUserAgent,
+  postgresServerAvailable,
   AUTHORIZATION_SERVER_MAIN,
   authorizationRequest,
   authorize,
@@ -23,7 +23,8 @@ import {
   startInstance,
   type AuthorizationServerCluster,
   type Instance,
-} from '../src/cluster.js';
+} from '@portcullis/testing';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
 

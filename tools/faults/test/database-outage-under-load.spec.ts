@@ -16,8 +16,6 @@ import {
   startFaultProxy,
   type FaultProxy,
   type TestDatabase,
-} from '@portcullis/testing';
-import {
   FlowStoppedError,
   PROTECTED_SERVER_MAIN,
   refresh,
@@ -28,7 +26,7 @@ import {
   type AuthorizationServerCluster,
   type Instance,
   type TestClient,
-} from '../src/cluster.js';
+} from '@portcullis/testing';
 import { callTool } from '../src/mcp.js';
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;

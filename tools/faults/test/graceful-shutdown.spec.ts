@@ -14,9 +14,6 @@ import {
   startTestAuthorizationServer,
   type TestAuthorizationServer,
   type TestDatabase,
-} from '@portcullis/testing';
-import { Pool } from 'undici';
-import {
   authorizationRequest,
   PROTECTED_SERVER_MAIN,
   refresh,
@@ -27,7 +24,8 @@ import {
   type AuthorizationServerCluster,
   type Instance,
   type TestClient,
-} from '../src/cluster.js';
+} from '@portcullis/testing';
+import { Pool } from 'undici';
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
 

@@ -8,16 +8,18 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { postgresServerAvailable, startRedis, type TestRedis } from '@portcullis/testing';
-import { decodeProtectedHeader } from 'jose';
 import {
+  postgresServerAvailable,
+  startRedis,
+  type TestRedis,
   refresh,
   signIn,
   startAuthorizationServers,
   waitFor,
   type AuthorizationServerCluster,
   type TestClient,
-} from '../src/cluster.js';
+} from '@portcullis/testing';
+import { decodeProtectedHeader } from 'jose';
 
 const ADMIN = fileURLToPath(
   new URL('../../../apps/authorization-server/dist/admin/main.js', import.meta.url),

@@ -14,8 +14,6 @@ import {
   type Balancer,
   type TestDatabase,
   type UserAgentResponse,
-} from '@portcullis/testing';
-import {
   authorizationRequest,
   PROXY_MAIN,
   redeem,
@@ -26,7 +24,7 @@ import {
   type AuthorizationServerCluster,
   type Instance,
   type TestClient,
-} from '../src/cluster.js';
+} from '@portcullis/testing';
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
 

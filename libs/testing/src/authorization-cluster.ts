@@ -13,17 +13,11 @@ import {
   UserRepository,
 } from '@portcullis/authorization';
 import { codeChallengeS256, generateCodeVerifier } from '@portcullis/protocol';
-import {
-  freePort,
-  HeadlessUserAgent,
-  spawnApp,
-  startBalancer,
-  startDatabase,
-  type Balancer,
-  type SpawnedApp,
-  type TestDatabase,
-  type UserAgentResponse,
-} from '@portcullis/testing';
+import { freePort } from './app.js';
+import { startBalancer, type Balancer } from './balancer.js';
+import { startDatabase, type TestDatabase } from './database.js';
+import { spawnApp, type SpawnedApp } from './process.js';
+import { HeadlessUserAgent, type UserAgentResponse } from './user-agent/headless-user-agent.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const AUTHORIZATION_SERVER_MAIN = join(root, 'apps/authorization-server/dist/main.js');
@@ -94,14 +88,21 @@ export interface AuthorizationServerCluster {
 export async function startAuthorizationServers(
   count: number,
   env: Record<string, string> = {},
-  options: { databaseVia?: (url: string) => string } = {},
+  options: {
+    databaseVia?: (url: string) => string;
+    /** One instance whose own URL is the issuer, with no balancer hop in front (benchmarks). */
+    direct?: boolean;
+  } = {},
 ): Promise<AuthorizationServerCluster> {
+  if (options.direct && count !== 1) throw new Error('a direct cluster has exactly one instance');
   const database = await startDatabase();
   const balancer = await startBalancer();
+  const directPort = options.direct ? await freePort() : undefined;
+  const issuer = directPort === undefined ? balancer.url : `http://127.0.0.1:${directPort}`;
   const instances: Instance[] = [];
   const common = {
     DATABASE_URL: options.databaseVia ? options.databaseVia(database.url ?? '') : (database.url ?? ''),
-    ISSUER: balancer.url,
+    ISSUER: issuer,
     COOKIE_SECRET: randomBytes(32).toString('base64url'),
     KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     RATE_LIMIT_TOKEN: '100000',
@@ -113,13 +114,17 @@ export async function startAuthorizationServers(
   const users = new UserRepository(prisma);
   let sequence = 0;
   const cluster: AuthorizationServerCluster = {
-    issuer: balancer.url,
+    issuer,
     balancer,
     database,
     instances,
     env: common,
     async startInstance() {
-      const instance = await startInstance(AUTHORIZATION_SERVER_MAIN, common);
+      const instance = await startInstance(
+        AUTHORIZATION_SERVER_MAIN,
+        common,
+        instances.length === 0 ? directPort : undefined,
+      );
       instances.push(instance);
       return instance;
     },

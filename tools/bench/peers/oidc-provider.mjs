@@ -1,0 +1,66 @@
+// The peer of the authorization server benchmarks: panva's oidc-provider (the most used Node.js authorization
+// server) with its in-memory adapter, one confidential client with PKCE, refresh tokens rotated on every use, and its
+// development sign-in and consent pages (walked once; afterwards the session and the grant let /auth answer with a
+// code at once). Run as its own process, as our server is: `PORT=<port> node peers/oidc-provider.mjs`; it prints
+// `listening on <url>` when ready.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import Provider from 'oidc-provider';
+
+const port = Number(process.env.PORT ?? '0');
+const server = createServer();
+await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${server.address().port}`;
+// It warns about its development defaults, which are what a benchmark of the same flow wants.
+console.warn = () => undefined;
+// The person's consent, one grant per account and client, made at their first authorization (the benchmark's premise
+// is a person who approved the client): oidc-provider's default lookup goes through the session's record of OpenID
+// Connect authorizations, which a plain OAuth request (no `openid`) does not leave, so every flow would ask again.
+const grants = new Map();
+const provider = new Provider(issuer, {
+  loadExistingGrant: async (ctx) => {
+    const accountId = ctx.oidc.session?.accountId;
+    if (!accountId) return undefined;
+    const clientId = ctx.oidc.client.clientId;
+    const key = `${accountId}\n${clientId}`;
+    const known = grants.get(key);
+    const found = known ? await ctx.oidc.provider.Grant.find(known) : undefined;
+    if (found) return found;
+    // The first authorization of this person for this client: they approved it (the benchmark's premise).
+    const grant = new ctx.oidc.provider.Grant({ accountId, clientId });
+    grant.addOIDCScope('notes:read');
+    grants.set(key, await grant.save());
+    return grant;
+  },
+
+  clients: [
+    {
+      // Confidential: a native (public) client is asked to confirm on every authorization, by oidc-provider as by us.
+      client_id: 'bench',
+      client_secret: process.env.CLIENT_SECRET ?? 'bench-secret',
+      token_endpoint_auth_method: 'client_secret_basic',
+      application_type: 'web',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
+  ],
+  cookies: { keys: [randomBytes(32).toString('base64url')] },
+  findAccount: (_context, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+  features: { devInteractions: { enabled: true } },
+  pkce: { required: () => true },
+  scopes: ['notes:read'],
+  issueRefreshToken: async () => true,
+  rotateRefreshToken: true,
+  ttl: {
+    AccessToken: 300,
+    AuthorizationCode: 60,
+    Interaction: 600,
+    Session: 86_400,
+    Grant: 86_400,
+    RefreshToken: 86_400,
+  },
+});
+server.on('request', provider.callback());
+process.stdout.write(`listening on ${issuer}\n`);
+process.once('SIGTERM', () => server.close(() => process.exit(0)));

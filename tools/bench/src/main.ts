@@ -1,0 +1,145 @@
+/**
+ * `npm run bench [-- <scenario>...] [--quick] [--json <file>] [--database-url <url>]`: runs the scenarios (all by
+ * default) against the built apps as processes, each beside its peer in the same run, and prints one line per
+ * measure: our figure, the peer's, the ratio, p50 and p99, the RSS of each process, and whether the goal is met. The
+ * numbers are for reading, never asserted: the exit status is 1 only when a scenario could not run.
+ *
+ * PostgreSQL: `--database-url`, else BENCH_DATABASE_URL, else TEST_DATABASE_URL, else a Testcontainers one (each
+ * scenario makes a fresh database on that server).
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { formatRow, meetsGoal, type ResultRow } from './report.js';
+import { reauthorizationScenario, refreshScenario } from './scenarios/authorization-server.js';
+import { settingsFor, type Settings } from './settings.js';
+
+interface Scenario {
+  readonly description: string;
+  run(settings: Settings, args: { databaseUrl?: string; quick: boolean }): Promise<ResultRow[]>;
+}
+
+interface DpopMeasure {
+  bearer: { rps: number; p50: number; p99: number };
+  dpop: { rps: number; p50: number; p99: number };
+  settings: { route: string; connections: number; rounds: number; seconds: number; redisUrl?: string };
+  rss?: number;
+}
+
+const SCENARIOS: Readonly<Record<string, Scenario>> = {
+  refresh: {
+    description: 'refresh with rotation on PostgreSQL vs oidc-provider',
+    run: (settings) => refreshScenario(settings),
+  },
+  reauthorization: {
+    description: '/authorize -> code -> /token with a session and consent, vs oidc-provider',
+    run: (settings) => reauthorizationScenario(settings),
+  },
+  dpop: {
+    description: 'protected server requests with a DPoP proof each vs Bearer',
+    async run(_settings, args) {
+      const module = (await import(new URL('../dpop.mjs', import.meta.url).href)) as {
+        measure(args: string[]): Promise<DpopMeasure>;
+      };
+      const result = await module.measure([
+        ...(args.quick ? ['--quick'] : []),
+        ...(args.databaseUrl ? ['--database-url', args.databaseUrl] : []),
+      ]);
+      const { settings } = result;
+      return [
+        {
+          scenario: 'dpop',
+          unit: 'req/s',
+          ours: { rate: result.dpop.rps, p50: result.dpop.p50, p99: result.dpop.p99, ...rss(result.rss) },
+          peer: { name: 'Bearer', rate: result.bearer.rps, p50: result.bearer.p50, p99: result.bearer.p99 },
+          goal: { ratio: 0.7 },
+          setup: `GET /api/notes, cached token verdict, a fresh proof per request, ${settings.connections} connections, ${settings.rounds}x${settings.seconds}s each, replay store ${settings.redisUrl ? 'redis' : 'memory'}`,
+        },
+      ];
+    },
+  },
+};
+
+function rss(value: number | undefined): { rssMiB?: number } {
+  return value === undefined ? {} : { rssMiB: value };
+}
+
+const USAGE = `usage: npm run bench -- [${Object.keys(SCENARIOS).join('|')} ...] [--quick] [--json <file>] [--database-url <url>]
+${Object.entries(SCENARIOS)
+  .map(([name, scenario]) => `  ${name.padEnd(16)} ${scenario.description}`)
+  .join('\n')}
+`;
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        quick: { type: 'boolean', default: false },
+        json: { type: 'string' },
+        'database-url': { type: 'string' },
+        connections: { type: 'string' },
+        seconds: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const unknown = positionals.filter((name) => !(name in SCENARIOS));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown scenario ${unknown.join(', ')}\n${USAGE}`);
+    return 2;
+  }
+  const databaseUrl = values['database-url'] ?? process.env['BENCH_DATABASE_URL'];
+  if (databaseUrl) process.env['TEST_DATABASE_URL'] = databaseUrl;
+  const settings = settingsFor(values.quick, {
+    ...(values.connections ? { connections: Number(values.connections) } : {}),
+    ...(values.seconds ? { seconds: Number(values.seconds) } : {}),
+  });
+  const names = positionals.length > 0 ? positionals : Object.keys(SCENARIOS);
+  const rows: ResultRow[] = [];
+  const failed: string[] = [];
+  for (const name of names) {
+    try {
+      const scenarioRows = await (SCENARIOS[name] as Scenario).run(settings, {
+        quick: values.quick,
+        ...(databaseUrl ? { databaseUrl } : {}),
+      });
+      for (const row of scenarioRows) process.stdout.write(`${formatRow(row)}\n`);
+      rows.push(...scenarioRows);
+    } catch (error) {
+      failed.push(name);
+      process.stderr.write(
+        `${name}: could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+    }
+  }
+  if (values.json) {
+    const report = {
+      date: new Date().toISOString(),
+      quick: values.quick,
+      node: process.version,
+      rows: rows.map((row) => ({
+        ...row,
+        ...(row.peer ? { ratio: row.ours.rate / row.peer.rate } : {}),
+        goalMet: meetsGoal(row),
+      })),
+      failed,
+    };
+    writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
+  }
+  return failed.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,251 @@
+/**
+ * The authorization server against oidc-provider, each a process of its own, the same client shape (confidential,
+ * `client_secret_basic`, PKCE S256, refresh tokens rotated on every use):
+ * - `refresh`: independent refresh token families, one per worker, each refreshed in a loop (each request consumes
+ *   one token and gets the next), ours on PostgreSQL, oidc-provider in memory.
+ * - `reauthorization`: a person with a session and consent: `/authorize` answers with a code at once, then `/token`
+ *   redeems it; flows per second at `connections` workers, and the median at one.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { codeChallengeS256, generateCodeVerifier } from '@portcullis/protocol';
+import {
+  authorize,
+  authorizationRequest,
+  HeadlessUserAgent,
+  postgresServerAvailable,
+  spawnApp,
+  startAuthorizationServers,
+  tokenRequest,
+  type AuthorizationServerCluster,
+  type SpawnedApp,
+  type TestClient,
+  type UserAgentResponse,
+} from '@portcullis/testing';
+import { compare, own } from '../compare.js';
+import { rssMiB, type Step } from '../load.js';
+import type { ResultRow } from '../report.js';
+import type { Settings } from '../settings.js';
+
+const PEER_MAIN = fileURLToPath(new URL('../../peers/oidc-provider.mjs', import.meta.url));
+const REDIRECT_URI = 'http://127.0.0.1/callback';
+const PEER_SECRET = randomBytes(24).toString('base64url');
+
+/** RFC 6749 2.3.1 `client_secret_basic`. */
+function basic(clientId: string, secret: string | undefined): Record<string, string> {
+  const credentials = `${encodeURIComponent(clientId)}:${encodeURIComponent(secret ?? '')}`;
+  return { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+
+/** Our token endpoint, as the confidential client. */
+function ourToken(issuer: string, client: TestClient, params: Record<string, string | undefined>) {
+  return tokenRequest(issuer, params, basic(client.clientId, client.clientSecret));
+}
+
+/** oidc-provider's token endpoint, as its client. */
+function peerToken(url: string, params: Record<string, string | undefined>) {
+  return tokenRequest(url, params, basic('bench', PEER_SECRET));
+}
+
+/** Our authorization server, one process on a fresh PostgreSQL database, its own URL the issuer. */
+async function startOurs(): Promise<{
+  cluster: AuthorizationServerCluster;
+  client: TestClient;
+  user: { username: string; password: string };
+  pid: number | undefined;
+}> {
+  if (!postgresServerAvailable()) {
+    throw new Error('needs PostgreSQL: give --database-url (or set BENCH_DATABASE_URL)');
+  }
+  const cluster = await startAuthorizationServers(
+    1,
+    { NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url') },
+    { direct: true },
+  );
+  // Confidential, as oidc-provider's: a public loopback client is asked to confirm on every authorization, there as here.
+  const client = await cluster.createClient({ confidential: true });
+  const user = await cluster.createUser();
+  return { cluster, client, user, pid: cluster.instances[0]?.process.process.pid };
+}
+
+/** oidc-provider as a process of its own. */
+async function startPeer(): Promise<{ url: string; app: SpawnedApp; pid: number | undefined }> {
+  const app = spawnApp(PEER_MAIN, { PORT: '0', CLIENT_SECRET: PEER_SECRET });
+  const url = await app.ready;
+  return { url, app, pid: app.process.pid };
+}
+
+/** One authorization at oidc-provider through its development pages (answered as needed); the callback URL. */
+async function peerAuthorize(
+  ua: HeadlessUserAgent,
+  url: string,
+): Promise<{ callback: URL; verifier: string }> {
+  const verifier = generateCodeVerifier();
+  const params = new URLSearchParams({
+    response_type: 'code',
+    client_id: 'bench',
+    redirect_uri: REDIRECT_URI,
+    code_challenge: codeChallengeS256(verifier),
+    code_challenge_method: 'S256',
+    scope: 'notes:read',
+    state: randomBytes(12).toString('base64url'),
+  });
+  let response: UserAgentResponse = await ua.get(`${url}/auth?${params.toString()}`);
+  for (let step = 0; step < 12; step++) {
+    const location = response.location;
+    if (response.status >= 300 && response.status < 400 && location) {
+      if (location.startsWith(REDIRECT_URI)) return { callback: new URL(location), verifier };
+      response = await ua.follow(response);
+      continue;
+    }
+    if (response.status !== 200)
+      throw new Error(`oidc-provider answered ${response.status}: ${response.body}`);
+    const [form] = response.forms();
+    if (!form) throw new Error(`oidc-provider showed a page without a form: ${response.body.slice(0, 200)}`);
+    response =
+      'login' in form.fields
+        ? await ua.submit(form, { login: 'bench-user', password: 'anything' })
+        : await ua.submit(form);
+  }
+  throw new Error('oidc-provider did not come back to the client');
+}
+
+async function peerRedeem(url: string, callback: URL, verifier: string) {
+  return peerToken(url, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? undefined,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+  });
+}
+
+async function ourRedeem(issuer: string, client: TestClient, callback: URL, request: { verifier: string }) {
+  return ourToken(issuer, client, {
+    grant_type: 'authorization_code',
+    code: callback.searchParams.get('code') ?? undefined,
+    redirect_uri: client.redirectUri,
+    code_verifier: request.verifier,
+  });
+}
+
+function expectOk(answer: { status: number; body: Record<string, unknown> }, what: string): void {
+  if (answer.status !== 200)
+    throw new Error(`${what} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+}
+
+export async function refreshScenario(settings: Settings): Promise<ResultRow[]> {
+  const ours = await startOurs();
+  const peer = await startPeer();
+  try {
+    const n = settings.connections;
+    const ourTokens: string[] = [];
+    const ua = new HeadlessUserAgent();
+    for (let i = 0; i < n; i++) {
+      const request = authorizationRequest(ours.cluster.issuer, ours.client);
+      const answer = await ourRedeem(
+        ours.cluster.issuer,
+        ours.client,
+        await authorize(ua, request, ours.user, ours.client),
+        request,
+      );
+      expectOk(answer, 'our token endpoint');
+      ourTokens.push(answer.body['refresh_token'] as string);
+    }
+    const peerTokens: string[] = [];
+    const peerUa = new HeadlessUserAgent();
+    for (let i = 0; i < n; i++) {
+      const { callback, verifier } = await peerAuthorize(peerUa, peer.url);
+      const answer = await peerRedeem(peer.url, callback, verifier);
+      expectOk(answer, "oidc-provider's token endpoint");
+      const token = answer.body['refresh_token'];
+      if (typeof token !== 'string') throw new Error('oidc-provider issued no refresh token');
+      peerTokens.push(token);
+    }
+    const ourStep: Step = async (worker) => {
+      const answer = await ourToken(ours.cluster.issuer, ours.client, {
+        grant_type: 'refresh_token',
+        refresh_token: own(ourTokens, worker),
+      });
+      expectOk(answer, 'our refresh');
+      ourTokens[worker] = answer.body['refresh_token'] as string;
+    };
+    const peerStep: Step = async (worker) => {
+      const answer = await peerToken(peer.url, {
+        grant_type: 'refresh_token',
+        refresh_token: own(peerTokens, worker),
+      });
+      expectOk(answer, "oidc-provider's refresh");
+      peerTokens[worker] = answer.body['refresh_token'] as string;
+    };
+    const result = await compare(settings, ourStep, peerStep, n);
+    return [
+      {
+        scenario: 'refresh',
+        unit: 'refreshes/s',
+        ours: { ...result.ours, rssMiB: rssMiB(ours.pid) },
+        peer: { name: 'oidc-provider', ...result.peer, rssMiB: rssMiB(peer.pid) },
+        goal: { rate: 1_000, p99Ms: 50 },
+        setup: `${n} families, rotation on every refresh, ours on PostgreSQL, oidc-provider in memory, ${settings.rounds}x${settings.seconds}s each`,
+      },
+    ];
+  } finally {
+    await peer.app.stop('SIGTERM');
+    await ours.cluster.stop();
+  }
+}
+
+export async function reauthorizationScenario(settings: Settings): Promise<ResultRow[]> {
+  const ours = await startOurs();
+  const peer = await startPeer();
+  try {
+    const n = settings.connections;
+    // One browser per worker, each with a session and consent (the first flow signs in and approves).
+    const ourBrowsers = Array.from({ length: n }, () => new HeadlessUserAgent());
+    const peerBrowsers = Array.from({ length: n }, () => new HeadlessUserAgent());
+    const ourFlow = async (ua: HeadlessUserAgent) => {
+      const request = authorizationRequest(ours.cluster.issuer, ours.client);
+      const callback = await authorize(ua, request, ours.user, ours.client);
+      expectOk(await ourRedeem(ours.cluster.issuer, ours.client, callback, request), 'our token endpoint');
+    };
+    const peerFlow = async (ua: HeadlessUserAgent) => {
+      const { callback, verifier } = await peerAuthorize(ua, peer.url);
+      expectOk(await peerRedeem(peer.url, callback, verifier), "oidc-provider's token endpoint");
+    };
+    for (const ua of ourBrowsers) await ourFlow(ua);
+    for (const ua of peerBrowsers) await peerFlow(ua);
+    const concurrent = await compare(
+      settings,
+      (worker) => ourFlow(own(ourBrowsers, worker)),
+      (worker) => peerFlow(own(peerBrowsers, worker)),
+      n,
+    );
+    const single = await compare(
+      settings,
+      () => ourFlow(own(ourBrowsers, 0)),
+      () => peerFlow(own(peerBrowsers, 0)),
+      1,
+    );
+    const setup = `session and consent already there, PKCE, ours on PostgreSQL, oidc-provider in memory, ${settings.rounds}x${settings.seconds}s each`;
+    return [
+      {
+        scenario: `reauthorization, c=${n}`,
+        unit: 'flows/s',
+        ours: { ...concurrent.ours, rssMiB: rssMiB(ours.pid) },
+        peer: { name: 'oidc-provider', ...concurrent.peer, rssMiB: rssMiB(peer.pid) },
+        goal: { ratio: 1 },
+        setup,
+      },
+      {
+        scenario: 'reauthorization, c=1',
+        unit: 'flows/s',
+        ours: { ...single.ours, rssMiB: rssMiB(ours.pid) },
+        peer: { name: 'oidc-provider', ...single.peer, rssMiB: rssMiB(peer.pid) },
+        goal: { p50Ms: 25 },
+        setup,
+      },
+    ];
+  } finally {
+    await peer.app.stop('SIGTERM');
+    await ours.cluster.stop();
+  }
+}
