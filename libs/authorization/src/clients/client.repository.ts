@@ -49,14 +49,45 @@ export interface ClientRegistration {
   readonly lastUsedAt?: Date;
 }
 
-/** Clients stored in the database: pre-registered and dynamically registered ones. */
+/** How long a client read from the database is used without reading it again. */
+export const CLIENT_CACHE_MS = 5_000;
+/** The most clients kept; beyond it the oldest entry goes. */
+const CLIENT_CACHE_ENTRIES = 10_000;
+
+/**
+ * Clients stored in the database: pre-registered and dynamically registered ones. A client found is kept
+ * {@link CLIENT_CACHE_MS} (every token request and authorization looks its client up, often twice), and forgotten at
+ * once when this process changes or deletes it; a change made elsewhere (another instance, `portcullis-admin`) is
+ * seen within that time. An unknown client ID is never cached, so a new registration is found at once.
+ */
 @Injectable()
 export class ClientRepository implements ClientSource {
+  readonly #cache = new Map<string, { client: OAuthClient; until: number }>();
+
   constructor(private readonly prisma: PrismaClient) {}
 
   async find(clientId: string): Promise<OAuthClient | undefined> {
+    const cached = this.#cache.get(clientId);
+    const now = Date.now();
+    if (cached && cached.until > now) return cached.client;
     const row = await this.prisma.client.findUnique({ where: { id: clientId } });
-    return row ? toOAuthClient(row) : undefined;
+    if (!row) {
+      this.#cache.delete(clientId);
+      return undefined;
+    }
+    const client = toOAuthClient(row);
+    this.#cache.delete(clientId);
+    if (this.#cache.size >= CLIENT_CACHE_ENTRIES) {
+      const oldest = this.#cache.keys().next();
+      if (!oldest.done) this.#cache.delete(oldest.value);
+    }
+    this.#cache.set(clientId, { client, until: now + CLIENT_CACHE_MS });
+    return client;
+  }
+
+  /** Drops what this process keeps of a client, after a change made around the repository (the housekeeping sweep). */
+  forget(clientId: string): void {
+    this.#cache.delete(clientId);
   }
 
   async create(client: NewClient): Promise<OAuthClient> {
@@ -109,6 +140,7 @@ export class ClientRepository implements ClientSource {
 
   /** Replaces the metadata of a dynamically registered client (RFC 7592 2.2); false when it is gone. */
   async updateRegistration(clientId: string, update: RegistrationUpdate): Promise<OAuthClient | undefined> {
+    this.forget(clientId);
     const { count } = await this.prisma.client.updateMany({
       where: { id: clientId, origin: 'dynamic' },
       data: {
@@ -121,11 +153,14 @@ export class ClientRepository implements ClientSource {
         metadata: update.metadata as object,
       },
     });
+    this.forget(clientId);
     return count === 1 ? this.find(clientId) : undefined;
   }
 
   async delete(clientId: string): Promise<boolean> {
+    this.forget(clientId);
     const { count } = await this.prisma.client.deleteMany({ where: { id: clientId } });
+    this.forget(clientId);
     return count === 1;
   }
 }

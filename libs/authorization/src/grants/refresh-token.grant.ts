@@ -86,9 +86,9 @@ export class RefreshTokenGrant implements TokenGrant {
     // The token is used up together with its successor and the access token, or not at all: a failure before the
     // commit (the database gone, an extension's claims refused) leaves it usable, and the client's retry is not reuse.
     const outcome = await this.work.run(async () => {
-      const consumption = await this.grants.consumeRefreshToken(stored);
+      // A revocation that committed before the consumption is seen by it (not consumed: invalid_grant).
+      const consumption = await this.grants.consumeRefreshToken(stored, family);
       if (consumption.outcome !== 'consumed') return consumption;
-      // Read after the consumption, so a revocation that raced it is seen.
       const { token, grant } = consumption;
       this.#assertUsable(grant);
       const successorConfirmation = bound ?? (method === 'none' ? proof?.confirmation : undefined);

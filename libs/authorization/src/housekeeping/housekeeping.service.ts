@@ -5,6 +5,7 @@ import {
 } from '../config/authorization-server.options.js';
 import { SecurityEventRepository } from '../events/security-event.repository.js';
 import { SecurityEvents } from '../events/security-events.js';
+import { ClientRepository } from '../clients/client.repository.js';
 import { HousekeepingRepository } from './housekeeping.repository.js';
 import { PeriodicSweep } from './periodic-sweep.js';
 
@@ -49,6 +50,7 @@ export class HousekeepingService extends PeriodicSweep {
     private readonly options?: Pick<AuthorizationServerOptions, 'registration' | 'securityEventRetention'>,
     @Optional() private readonly eventRows?: SecurityEventRepository,
     @Optional() private readonly events?: SecurityEvents,
+    @Optional() private readonly clients?: ClientRepository,
   ) {
     super();
   }
@@ -80,6 +82,7 @@ export class HousekeepingService extends PeriodicSweep {
       this.logger.log({ clients: gone }, 'deleted unused or idle registrations');
     }
     for (const clientId of gone) {
+      this.clients?.forget(clientId);
       await this.events?.record('client.deleted', { clientId, detail: { by: 'housekeeping' } });
     }
     return gone.length;

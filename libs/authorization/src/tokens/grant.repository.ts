@@ -161,18 +161,21 @@ export class GrantRepository {
    * `consumed`; in a unit of work the others wait until it commits (then see `reused`, with the row as the winner
    * left it) or rolls back (then one of them consumes it).
    */
-  async consumeRefreshToken(stored: RefreshToken, now = new Date()): Promise<RefreshConsumption> {
-    const { count } = await this.#db.refreshToken.updateMany({
-      where: { tokenHash: stored.tokenHash, consumedAt: null, expiresAt: { gt: now } },
-      data: { consumedAt: now },
-    });
-    if (count === 1) {
-      // Read after the consumption, so a revocation that raced it is seen.
-      const grant = await this.#db.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
-      return { outcome: 'consumed', token: { ...stored, consumedAt: now }, grant };
-    }
+  async consumeRefreshToken(
+    stored: RefreshToken,
+    grant: AuthorizationGrant,
+    now = new Date(),
+  ): Promise<RefreshConsumption> {
+    // One statement: used up only while unused, unexpired and its family not revoked, so a revocation that
+    // committed before it is seen without reading the grant again.
+    const count = await this.#db.$executeRaw`
+      UPDATE refresh_tokens r SET consumed_at = ${now}
+       WHERE r.token_hash = ${stored.tokenHash} AND r.consumed_at IS NULL AND r.expires_at > ${now}
+         AND EXISTS (SELECT 1 FROM grants g WHERE g.id = r.grant_id AND g.revoked_at IS NULL)`;
+    if (count === 1) return { outcome: 'consumed', token: { ...stored, consumedAt: now }, grant };
     const row = await this.#db.refreshToken.findUnique({ where: { tokenHash: stored.tokenHash } });
     if (!row) return { outcome: 'unknown' };
+    // Unused but not consumable: expired, or its family revoked meanwhile.
     return row.consumedAt ? { outcome: 'reused', token: row } : { outcome: 'expired' };
   }
 
