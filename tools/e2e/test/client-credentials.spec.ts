@@ -3,11 +3,9 @@
 // end: the built authorization server with EXTENSIONS=client-credentials, a client registered with
 // `portcullis-admin clients create --grant client_credentials`, the real protected server, and the client SDK and
 // `portcullis` command line obtaining tokens by client credentials after discovery (PRM, then RFC 8414 metadata).
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
@@ -24,9 +22,9 @@ import {
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { decodeJwt } from 'jose';
 import { countingFetch, text } from './support/client-helpers.js';
+import { runCli as run } from './support/cli.js';
 import { startStack, type Stack } from './support/stack.js';
 
-const CLI = fileURLToPath(new URL('../../../apps/client-sdk/bin/portcullis.js', import.meta.url));
 const extensions = ExtensionRegistry.compose([clientCredentialsExtension]);
 
 async function connect(authorizedFetch: AuthorizedFetch, resource: string): Promise<Client> {
@@ -37,19 +35,8 @@ async function connect(authorizedFetch: AuthorizedFetch, resource: string): Prom
   return client;
 }
 
-function runCli(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env['PATH'], PORTCULLIS_HOME: home, PORTCULLIS_TOKEN_KEY: 'ab'.repeat(32) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function runCli(args: string[], home: string) {
+  return run(args, { PORTCULLIS_HOME: home, PORTCULLIS_TOKEN_KEY: 'ab'.repeat(32) });
 }
 
 describe('the client credentials extension end to end (SDK and command line against the real servers)', () => {

@@ -2,36 +2,22 @@
 // passes, with a token given on the command line (a read-only client credentials token, a token for another resource
 // and a tool it may not call) and with the DPoP-bound token an SDK sign-in stored, proofs and the server's nonce
 // included.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createAuthorizedFetch, FileTokenStore, type DoctorReport } from '@portcullis/client';
 import { dpopExtension } from '@portcullis/extension-dpop';
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { FormUserAgent } from '../src/form-user-agent.js';
+import { runCli as run } from './support/cli.js';
 import { startStack, type Stack } from './support/stack.js';
 
-const CLI = fileURLToPath(new URL('../../../apps/client-sdk/bin/portcullis.js', import.meta.url));
 const OTHER_RESOURCE = 'http://127.0.0.1:9/elsewhere';
 const TOKEN_KEY = 'cd'.repeat(32);
 
-function runCli(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env['PATH'], PORTCULLIS_HOME: home, PORTCULLIS_TOKEN_KEY: TOKEN_KEY },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const runCli = (args: string[], home: string) =>
+  run(args, { PORTCULLIS_HOME: home, PORTCULLIS_TOKEN_KEY: TOKEN_KEY });
 
 describe('portcullis doctor against the real servers', () => {
   let stack: Stack;

@@ -2,31 +2,17 @@
 // access token expired: they take turns on the store's lock and re-read it in their turn, so exactly one refresh
 // request reaches the authorization server between them, and its strict reuse detection (RFC 9700 4.14.2) never
 // fires. Real processes, the built authorization server and protected server.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createAuthorizedFetch, FileTokenStore } from '@portcullis/client';
 import { FormUserAgent } from '../src/form-user-agent.js';
+import { runCli as run } from './support/cli.js';
 import { startStack, type Stack } from './support/stack.js';
 
-const CLI = fileURLToPath(new URL('../../../apps/client-sdk/bin/portcullis.js', import.meta.url));
-
-function runCli(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env['PATH'], PORTCULLIS_HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function runCli(args: string[], home: string) {
+  return run(args, { PORTCULLIS_HOME: home });
 }
 
 /** The token endpoint requests the authorization server has logged so far. */

@@ -1,4 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { LoginSession } from '@portcullis/persistence';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answer, sendPage, seeOther } from '../authorize/flow/answer.js';
 import { endpointPath } from '../authorize/flow/paths.js';
@@ -93,16 +94,9 @@ export class AccountController {
   @Post('account/revoke')
   @HttpCode(303)
   async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const cookies = new CookieExchange(request.headers.cookie);
-    const form = RequestParameters.fromForm(rawBody(request));
-    const session = await this.sessions.current(cookies);
-    if (
-      form.unsafe !== undefined ||
-      !session ||
-      !SessionService.tokensMatch(this.sessions.consentCsrfToken(session, ACCOUNT), form.get('csrf'))
-    ) {
-      return this.#refused(reply);
-    }
+    const posted = await this.#sessionForm(request);
+    if (!posted) return this.#refused(reply);
+    const { cookies, form, session } = posted;
     const clientId = form.get('client_id') ?? '';
     // `resource` is read apart from the other fields (RFC 8707 lets a request repeat it): exactly one here.
     const resource = form.resources.length === 1 ? (form.resources[0] ?? '') : '';
@@ -125,6 +119,20 @@ export class AccountController {
   @Post('account/logout')
   @HttpCode(303)
   async signOut(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const posted = await this.#sessionForm(request);
+    if (!posted) return this.#refused(reply);
+    const { cookies, session } = posted;
+    await this.sessions.end(cookies, session);
+    return this.#redirect(reply, cookies, this.#path('account'));
+  }
+
+  /**
+   * A form of the signed-in page: its fields, and the session its CSRF token is bound to; undefined when there is no
+   * session, the token does not match it, or a field carries an unsafe character (then nothing may change).
+   */
+  async #sessionForm(
+    request: FastifyRequest,
+  ): Promise<{ cookies: CookieExchange; form: RequestParameters; session: LoginSession } | undefined> {
     const cookies = new CookieExchange(request.headers.cookie);
     const form = RequestParameters.fromForm(rawBody(request));
     const session = await this.sessions.current(cookies);
@@ -133,10 +141,9 @@ export class AccountController {
       !session ||
       !SessionService.tokensMatch(this.sessions.consentCsrfToken(session, ACCOUNT), form.get('csrf'))
     ) {
-      return this.#refused(reply);
+      return undefined;
     }
-    await this.sessions.end(cookies, session);
-    return this.#redirect(reply, cookies, this.#path('account'));
+    return { cookies, form, session };
   }
 
   #path(path: string): string {
