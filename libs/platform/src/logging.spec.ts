@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import type { DestinationStream, Logger } from 'pino';
 import { pinoHttp, type Options as PinoHttpOptions } from 'pino-http';
-import { loggerParams, redactLogLine, redactUrl, requestIdFor } from './logging.js';
+import { isProbe, loggerParams, redactLogLine, redactUrl, requestIdFor } from './logging.js';
 
 describe('redactUrl', () => {
   it('censors the values of secret query parameters and keeps the rest', () => {
@@ -34,6 +34,18 @@ describe('redactUrl', () => {
   it('leaves URLs without a query, and malformed escapes, as they were', () => {
     expect(redactUrl('/healthz')).toBe('/healthz');
     expect(redactUrl('/x?%zz=1')).toBe('/x?%zz=1');
+  });
+});
+
+describe('isProbe', () => {
+  it('knows probes and scrapes by the path the client sent, query or not, whatever the URL was rewritten to', () => {
+    expect(isProbe({ url: '/healthz' })).toBe(true);
+    expect(isProbe({ url: '/readyz?full=1' })).toBe(true);
+    expect(isProbe({ url: '/', originalUrl: '/metrics' })).toBe(true);
+    expect(isProbe({ url: '/healthz', originalUrl: '/api/notes' })).toBe(false);
+    expect(isProbe({ url: '/healthzx' })).toBe(false);
+    expect(isProbe({ url: '/mcp?x=/healthz' })).toBe(false);
+    expect(isProbe({})).toBe(false);
   });
 });
 

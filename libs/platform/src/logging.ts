@@ -144,6 +144,16 @@ export function requestIdFor(incoming: string | string[] | undefined): string {
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/** The paths of health probes and metric scrapes, which are not logged. */
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Whether a request is a probe or a scrape, by its path as the client sent it. */
+export function isProbe(req: { url?: string; originalUrl?: string }): boolean {
+  const url = req.originalUrl ?? req.url ?? '';
+  const query = url.indexOf('?');
+  return PROBE_PATHS.has(query === -1 ? url : url.slice(0, query));
+}
+
 export interface LoggingOptions {
   appName: string;
   level: Level | 'silent';
@@ -174,8 +184,9 @@ export function loggerParams(options: LoggingOptions): Params {
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    // Probes every few seconds would drown the log.
-    autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
+    // Probes every few seconds would drown the log. The middleware sees the URL as mounted (Nest rewrites `url` for
+    // its route match), so the path is read from the original URL, without its query.
+    autoLogging: { ignore: (req) => isProbe(req) },
     ...(options.pretty && !options.destination
       ? { transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'HH:MM:ss' } } }
       : {}),

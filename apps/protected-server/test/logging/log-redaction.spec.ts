@@ -58,4 +58,20 @@ describe('the request log', () => {
     expect(await linesOf(requestId)).toContain('Subject_Token=[redacted]');
     for (const value of [secret, bodySecret]) expect(app.logs()).not.toContain(value);
   });
+
+  it('writes no line for health probes and metric scrapes, with or without a query, and one for other requests', async () => {
+    const probes = ['/healthz', '/readyz', '/healthz?verbose=1', '/metrics'].map((path) => ({
+      path,
+      requestId: randomUUID(),
+    }));
+    for (const { path, requestId } of probes) {
+      const response = await fetch(`${app.url}${path}`, { headers: { 'x-request-id': requestId } });
+      await response.text();
+    }
+    // A request after them is logged: once its line is there, the probes' would be too.
+    const after = randomUUID();
+    await (await fetch(`${app.url}/api/notes`, { headers: { 'x-request-id': after } })).text();
+    expect(await linesOf(after)).toContain('/api/notes');
+    for (const { requestId } of probes) expect(app.logs()).not.toContain(requestId);
+  });
 });
