@@ -62,7 +62,8 @@ describeWithPostgres('SIGTERM with 50 requests in flight', () => {
   let cluster: AuthorizationServerCluster;
   beforeAll(async () => {
     // 50 argon2id checks (64 MiB, 3 passes each) take seconds on 2 cores, more on a busy CI machine.
-    cluster = await startAuthorizationServers(1, { SHUTDOWN_TIMEOUT_MS: '60000' });
+    // LOG_LEVEL info: the test waits for the app's own word that it has begun draining.
+    cluster = await startAuthorizationServers(1, { SHUTDOWN_TIMEOUT_MS: '60000', LOG_LEVEL: 'info' });
   });
   afterAll(async () => {
     await cluster?.stop();
@@ -133,7 +134,9 @@ describeWithPostgres('SIGTERM with 50 requests in flight', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = performance.now();
     instance!.process.process.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Once the app says it is draining, its listener is closed (the same tick); on a busy machine the signal can take
+    // a while to be handled, and a connection before that is rightly served.
+    await waitFor(async () => instance!.process.stdout().includes('received: draining requests'), 20_000);
     // A new connection (not one a client pool kept open, which would still be served).
     const refused = await new Promise<string>((resolve) => {
       const probe = httpRequest(`${instance!.url}/healthz`, { agent: false });
