@@ -9,7 +9,7 @@ import { SecurityEvents } from '../events/security-events.js';
 import type { CookieExchange } from '../http/cookies.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { SessionService } from '../sessions/session.service.js';
-import { verifyAgainstDummy, verifyPassword } from '../users/password-hasher.js';
+import { MAX_CREDENTIAL_LENGTH, verifyCredentials } from '../users/credentials.js';
 import { UserRepository } from '../users/user.repository.js';
 import { accountSignInPage } from './account.page.js';
 
@@ -37,9 +37,6 @@ export interface AccountSignIn {
   submit(cookies: CookieExchange, form: RequestParameters): Promise<Decision>;
 }
 
-/** The longest username or password the form takes; longer ones fail without a lookup. */
-const MAX_FIELD_LENGTH = 256;
-
 /** The authorization server's own sign-in: username and password, argon2id, the same timing for unknown names. */
 @Injectable()
 export class PasswordAccountSignIn implements AccountSignIn {
@@ -58,17 +55,10 @@ export class PasswordAccountSignIn implements AccountSignIn {
   async submit(cookies: CookieExchange, form: RequestParameters): Promise<Decision> {
     const account = endpointPath(this.options.issuer, 'account');
     const username = form.get('username') ?? '';
-    const password = form.get('password') ?? '';
-    const user =
-      username.length <= MAX_FIELD_LENGTH && password.length <= MAX_FIELD_LENGTH && username
-        ? await this.users.findByUsername(username)
-        : null;
-    const valid = user
-      ? await verifyPassword(user.passwordHash, password)
-      : await verifyAgainstDummy(password);
-    if (!user || !valid) {
+    const user = await verifyCredentials(this.users, username, form.get('password') ?? '');
+    if (!user) {
       await this.events.record('sign_in.failed', {
-        detail: { username: username.slice(0, MAX_FIELD_LENGTH), page: 'account' },
+        detail: { username: username.slice(0, MAX_CREDENTIAL_LENGTH), page: 'account' },
       });
       return { kind: 'redirect', location: `${account}?failed=1` };
     }

@@ -1,4 +1,5 @@
-// The built `portcullis` command line as a process of its own, with only the environment given (and PATH).
+// The built `portcullis` command line (or any script) as a process of its own, with only the environment given (and
+// PATH).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -12,8 +13,17 @@ export interface CliRun {
 
 /** Runs `portcullis <args>` and resolves with its exit code and output. */
 export function runCli(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
+  return runNode(CLI, args, env);
+}
+
+/** Runs a Node.js script as a process with only `env` (and PATH); resolves with its exit code and output. */
+export function runNode(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       env: { PATH: process.env['PATH'], ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

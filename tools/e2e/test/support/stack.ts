@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import {
   type SpawnedApp,
   type TestDatabase,
 } from '@portcullis/testing';
+import { runNode } from './cli.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const AUTHORIZATION_SERVER = join(root, 'apps/authorization-server/dist/main.js');
@@ -83,7 +83,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LOG_LEVEL: 'info',
     ...options.authorizationServerEnv,
   };
-  const admin: Stack['admin'] = (...args) => runNode(ADMIN, args, asEnv);
+  const admin: Stack['admin'] = (...args) =>
+    runNode(ADMIN, args, { NODE_ENV: 'test', ...asEnv, LOG_LEVEL: 'warn' });
   try {
     await options.before?.(admin);
     const authorizationServer = spawnApp(AUTHORIZATION_SERVER, asEnv);
@@ -112,23 +113,4 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     for (const cleanup of cleanups.reverse()) await cleanup();
     throw error;
   }
-}
-
-function runNode(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      env: { PATH: process.env['PATH'], NODE_ENV: 'test', ...env, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
 }

@@ -6,7 +6,7 @@ import {
 import type { RequestParameters } from '../../http/request-parameters.js';
 import { SessionService } from '../../sessions/session.service.js';
 import { SecurityEvents } from '../../events/security-events.js';
-import { verifyAgainstDummy, verifyPassword } from '../../users/password-hasher.js';
+import { MAX_CREDENTIAL_LENGTH, verifyCredentials } from '../../users/credentials.js';
 import { UserRepository } from '../../users/user.repository.js';
 import {
   ASK,
@@ -20,7 +20,6 @@ import { loginPage } from '../pages/login.page.js';
 import { signedInAsRequested, signIn, type AuthenticatedUser } from './sign-in.js';
 
 /** Usernames and passwords are bounded before any hashing, so a huge value costs nothing. */
-const MAX_FIELD_LENGTH = 256;
 
 /**
  * Signing in with a local username and an argon2id-hashed password, on a plain HTML form. Needed when the browser
@@ -74,7 +73,7 @@ export class PasswordSignInStep implements InteractionStep {
     if (!user) {
       await this.events.record('sign_in.failed', {
         clientId: flow.client.clientId,
-        detail: { username: (form.get('username') ?? '').slice(0, MAX_FIELD_LENGTH) },
+        detail: { username: (form.get('username') ?? '').slice(0, MAX_CREDENTIAL_LENGTH) },
       });
       const login = endpointPath(this.options.issuer, this.path);
       return {
@@ -90,13 +89,7 @@ export class PasswordSignInStep implements InteractionStep {
   }
 
   async #verify(form: RequestParameters): Promise<AuthenticatedUser | undefined> {
-    const username = form.get('username') ?? '';
-    const password = form.get('password') ?? '';
-    if (username.length > MAX_FIELD_LENGTH || password.length > MAX_FIELD_LENGTH) return undefined;
-    const user = username ? await this.users.findByUsername(username) : null;
-    if (!user) return verifyAgainstDummy(password).then(() => undefined);
-    return (await verifyPassword(user.passwordHash, password))
-      ? { id: user.id, username: user.username }
-      : undefined;
+    const user = await verifyCredentials(this.users, form.get('username') ?? '', form.get('password') ?? '');
+    return user ? { id: user.id, username: user.username } : undefined;
   }
 }
