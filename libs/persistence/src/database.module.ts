@@ -16,6 +16,8 @@ export const DATABASE = 'portcullis:database';
 export interface DatabaseModuleOptions {
   target: DatabaseTarget;
   poolSize?: number;
+  /** How long a request waits for a pooled connection, or to begin a transaction, before it answers 503. */
+  poolTimeoutMs?: number;
   /** Told of every statement (metrics). */
   onQuery?: QueryObserver;
 }
@@ -39,6 +41,7 @@ export class DatabaseModule implements OnApplicationShutdown {
             const logger = new Logger('Database');
             const database = await openDatabase(options.target, {
               ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+              ...(options.poolTimeoutMs ? { poolTimeoutMs: options.poolTimeoutMs } : {}),
               ...(options.onQuery ? { onQuery: options.onQuery } : {}),
               logger: { info: (message) => logger.log(message), warn: (message) => logger.warn(message) },
             });
@@ -49,7 +52,8 @@ export class DatabaseModule implements OnApplicationShutdown {
         { provide: PrismaClient, useFactory: (database: Database) => database.prisma, inject: [DATABASE] },
         {
           provide: UnitOfWork,
-          useFactory: (prisma: PrismaClient) => new UnitOfWork(prisma),
+          useFactory: (prisma: PrismaClient) =>
+            new UnitOfWork(prisma, options.poolTimeoutMs ? { maxWaitMs: options.poolTimeoutMs } : {}),
           inject: [PrismaClient],
         },
       ],

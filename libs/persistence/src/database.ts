@@ -70,6 +70,11 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** Connection pool size for PostgreSQL (default 10). */
   poolSize?: number;
+  /**
+   * How long a statement waits for a pooled PostgreSQL connection (opening one included) before it fails as
+   * unavailable, which a request answers 503 with `Retry-After` (default 5,000 ms).
+   */
+  poolTimeoutMs?: number;
   /** Told of every statement made through the Prisma client (its duration, whether it failed). */
   onQuery?: QueryObserver;
 }
@@ -149,8 +154,8 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    // A request waits this long for a connection while the database is away, then answers 503.
-    connectionTimeoutMillis: 2_000,
+    // A request waits this long for a connection (the pool busy, or the database away), then answers 503.
+    connectionTimeoutMillis: options.poolTimeoutMs ?? 5_000,
     // Idle connections are kept a while, so that a burst after a quiet spell does not pay for new ones.
     idleTimeoutMillis: 30_000,
     keepAlive: true,

@@ -7,7 +7,7 @@ export type Db = Prisma.TransactionClient;
 
 /** How long a unit of work may wait for a connection, and run, before it is rolled back (milliseconds). */
 export interface UnitOfWorkTimeouts {
-  /** Waiting for a pooled connection to begin (Prisma's `maxWait`); default 2,000. */
+  /** Waiting for a pooled connection to begin (Prisma's `maxWait`); default 5,000. */
   readonly maxWaitMs?: number;
   /** From `BEGIN` to `COMMIT` (Prisma's `timeout`); default 5,000. */
   readonly timeoutMs?: number;
@@ -35,7 +35,7 @@ export class UnitOfWork {
     private readonly prisma: PrismaClient,
     timeouts: UnitOfWorkTimeouts = {},
   ) {
-    this.#maxWait = timeouts.maxWaitMs ?? 2_000;
+    this.#maxWait = timeouts.maxWaitMs ?? 5_000;
     this.#timeout = timeouts.timeoutMs ?? 5_000;
   }
 

@@ -47,6 +47,7 @@ export function baseEnvSchema(defaults: { port: number }) {
     PGLITE_DIR: z.string().min(1).optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     METRICS: z.enum(['on', 'off']).default('on'),
     METRICS_TOKEN: z.preprocess(
       unsetIfEmpty,

@@ -43,6 +43,7 @@ export function configureApp<Schema extends z.ZodType<BaseEnv>>(
           },
           database: options.overrides?.database ?? databaseTargetFromEnv(config, options.name),
           databasePoolSize: config.DATABASE_POOL_SIZE,
+          databasePoolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
           metrics: {
             enabled: config.METRICS === 'on',
             ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}),

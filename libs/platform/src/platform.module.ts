@@ -16,6 +16,8 @@ export interface PlatformModuleOptions {
   database: DatabaseTarget;
   /** PostgreSQL connection pool size (default 10). */
   databasePoolSize?: number;
+  /** How long a request waits for a pooled connection before it is answered 503 (default 5,000 ms). */
+  databasePoolTimeoutMs?: number;
   /** `/metrics`: served unless `enabled` is false, behind `token` when set. */
   metrics?: { enabled: boolean; token?: string };
 }
@@ -39,6 +41,7 @@ export class PlatformModule {
         DatabaseModule.forRoot({
           target: options.database,
           ...(options.databasePoolSize ? { poolSize: options.databasePoolSize } : {}),
+          ...(options.databasePoolTimeoutMs ? { poolTimeoutMs: options.databasePoolTimeoutMs } : {}),
           onQuery: ({ operation, seconds, ok }) =>
             queries.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds),
         }),
