@@ -28,10 +28,7 @@ import { canonicalizeResourceUri } from '@portcullis/protocol';
 import { LATEST_REVISION, getRevision, type Revision } from '@portcullis/revisions';
 import { PreRegisteredClients, type PreRegisteredClient } from './client-id/client-id.resolver.js';
 import type { ClientRegistrationMetadata } from './client-id/registration.endpoint.js';
-import {
-  discoverAuthorizationServer,
-  type DiscoveredAuthorizationServer,
-} from './discovery/authorization-server.discovery.js';
+import { AuthorizationServerCache } from './discovery/authorization-server.cache.js';
 import { readBearerChallenge } from './discovery/bearer-challenge.js';
 import { selectGrantStrategy } from './flow/grant-strategy.js';
 import { PortcullisError } from './errors/portcullis-error.js';
@@ -196,30 +193,23 @@ export function createAuthorizedFetch(options: AuthorizedFetchOptions): Authoriz
     options.proofOfPossession === false ? undefined : options.extensions?.clientProofOfPossession();
   const pop = popHooks === undefined ? undefined : new ProofOfPossession(popHooks);
   const maxAttempts = options.maxAuthorizationAttempts ?? 3;
-  const servers = new Map<string, Promise<DiscoveredAuthorizationServer>>();
+  const store = options.store ?? new MemoryTokenStore();
+  const now = options.now ?? Date.now;
+  const servers = new AuthorizationServerCache({ revision, fetch: baseFetch, store, now });
 
   const context: FlowContext = {
     resource,
     revision,
     fetch: baseFetch,
     userAgent: options.userAgent,
-    store: options.store ?? new MemoryTokenStore(),
+    store,
     preRegistered: new PreRegisteredClients(options.clientCredentials),
     clientMetadataUrl: options.clientMetadataUrl,
     registrationMetadata: { clientName: 'Portcullis client', ...options.clientRegistration },
     wantsRefreshTokens: options.wantsRefreshTokens ?? true,
     selectAuthorizationServer: options.selectAuthorizationServer,
-    discoverAuthorizationServer: (issuer) => {
-      let server = servers.get(issuer);
-      if (server === undefined) {
-        server = discoverAuthorizationServer({ issuer, revision, fetch: baseFetch });
-        servers.set(issuer, server);
-        // A failed discovery is retried next time, not remembered.
-        server.catch(() => servers.delete(issuer));
-      }
-      return server;
-    },
-    now: options.now ?? Date.now,
+    discoverAuthorizationServer: (issuer) => servers.discover(issuer),
+    now,
     onProgress: options.onProgress,
     grantStrategy,
     proofOfPossession: pop,

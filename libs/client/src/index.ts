@@ -55,6 +55,7 @@ export { MemoryTokenStore } from './store/memory-token-store.js';
 export { TOKEN_KEY_ENV } from './store/token-encryption.js';
 export type {
   StoredClient,
+  StoredServerMetadata,
   StoredTokenSet,
   TokenEndpointAuthMethod,
   TokenSetKey,

@@ -50,3 +50,4 @@ export {
   type IssuerCheckResult,
 } from './issuer-check.js';
 export { ASYMMETRIC_SIGNING_ALGORITHMS } from './jws-algorithms.js';
+export { cacheLifetimeSeconds, type CacheBounds } from './cache-lifetime.js';

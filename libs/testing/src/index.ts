@@ -54,3 +54,5 @@ export type { HostileInputTarget } from './hostile-input.js';
 export { metricValue, parseMetrics } from './metrics.js';
 export type { MetricSample } from './metrics.js';
 export * from './authorization-cluster.js';
+export { FormUserAgent } from './user-agent/form-user-agent.js';
+export type { ConsentChoice } from './user-agent/form-user-agent.js';

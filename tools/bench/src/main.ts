@@ -12,6 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatRow, meetsGoal, type ResultRow } from './report.js';
 import { reauthorizationScenario, refreshScenario } from './scenarios/authorization-server.js';
+import { clientScenario } from './scenarios/client.js';
+import { memoryScenario } from './scenarios/memory.js';
+import { coldValidationScenario, resourceServerScenario } from './scenarios/resource-server.js';
 import { settingsFor, type Settings } from './settings.js';
 
 interface Scenario {
@@ -27,6 +30,14 @@ interface DpopMeasure {
 }
 
 const SCENARIOS: Readonly<Record<string, Scenario>> = {
+  'resource-server': {
+    description: 'a guarded route (cached token verdict) vs the same route unguarded and a bare NestJS route',
+    run: (settings) => resourceServerScenario(settings),
+  },
+  'cold-validation': {
+    description: 'a never-seen token on every request, per CPU second, vs jose verifying alone',
+    run: (settings) => coldValidationScenario(settings),
+  },
   refresh: {
     description: 'refresh with rotation on PostgreSQL vs oidc-provider',
     run: (settings) => refreshScenario(settings),
@@ -34,6 +45,14 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
   reauthorization: {
     description: '/authorize -> code -> /token with a session and consent, vs oidc-provider',
     run: (settings) => reauthorizationScenario(settings),
+  },
+  client: {
+    description: 'requests per connection of the client SDK, first and second (the same token store)',
+    run: (settings) => clientScenario(settings),
+  },
+  memory: {
+    description: 'RSS of each app idle after boot and after 100,000 requests',
+    run: (settings) => memoryScenario(settings),
   },
   dpop: {
     description: 'protected server requests with a DPoP proof each vs Bearer',

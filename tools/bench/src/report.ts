@@ -22,6 +22,26 @@ export interface ResultRow {
     readonly rate?: number;
     readonly p99Ms?: number;
     readonly p50Ms?: number;
+    /** The most the resident set may be idle, in MiB, and grow over the run, as a fraction ({@link ResultRow.memory}). */
+    readonly idleMiB?: number;
+    readonly growth?: number;
+    /** The most each named kind of {@link ResultRow.counts} may be. */
+    readonly counts?: Readonly<Record<string, number>>;
+  };
+  /**
+   * For a row that counts (requests of one connection, by kind) rather than measures a rate: each kind, in the order
+   * printed. `ours.rate` is then their total, and `ours.p50`/`ours.p99` the time the counted work took.
+   */
+  readonly counts?: Readonly<Record<string, number>>;
+  /**
+   * For a memory row: the resident set idle after boot and after `requests` requests (in `seconds`); `ours.rate` is
+   * then the request rate of that run.
+   */
+  readonly memory?: {
+    readonly idleMiB: number;
+    readonly afterMiB: number;
+    readonly requests: number;
+    readonly seconds: number;
   };
   /** How it was run (connections, windows, database). */
   readonly setup: string;
@@ -39,13 +59,35 @@ export function meetsGoal(row: ResultRow): boolean {
     (goal.ratio === undefined || (ratio !== undefined && ratio >= goal.ratio)) &&
     (goal.rate === undefined || row.ours.rate >= goal.rate) &&
     (goal.p99Ms === undefined || row.ours.p99 <= goal.p99Ms) &&
-    (goal.p50Ms === undefined || row.ours.p50 <= goal.p50Ms)
+    (goal.p50Ms === undefined || row.ours.p50 <= goal.p50Ms) &&
+    Object.entries(goal.counts ?? {}).every(([kind, max]) => (row.counts?.[kind] ?? 0) <= max) &&
+    (goal.idleMiB === undefined || (row.memory !== undefined && row.memory.idleMiB <= goal.idleMiB)) &&
+    (goal.growth === undefined || (row.memory !== undefined && growthOf(row.memory) <= goal.growth))
   );
+}
+
+function growthOf(memory: NonNullable<ResultRow['memory']>): number {
+  return memory.afterMiB / memory.idleMiB - 1;
+}
+
+function formatMemory(row: ResultRow, memory: NonNullable<ResultRow['memory']>): string {
+  const growth = growthOf(memory);
+  const goals: string[] = [];
+  if (row.goal?.idleMiB !== undefined) goals.push(`idle <= ${row.goal.idleMiB} MiB`);
+  if (row.goal?.growth !== undefined) goals.push(`growth <= ${Math.round(row.goal.growth * 100)}%`);
+  const goal = goals.length > 0 ? `; goal ${goals.join(', ')}: ${meetsGoal(row) ? 'met' : 'missed'}` : '';
+  return `${row.scenario}: idle ${Math.round(memory.idleMiB)} MiB, after ${memory.requests} requests ${Math.round(memory.afterMiB)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)}%)${goal} [${row.setup}]`;
 }
 
 /** One line per row: ours, the peer, the ratio, latencies, RSS, and the goal met or missed. */
 export function formatRow(row: ResultRow): string {
-  const ours = `ours ${Math.round(row.ours.rate)} ${row.unit} (p50 ${ms(row.ours.p50)}, p99 ${ms(row.ours.p99)}${rss(row.ours.rssMiB)})`;
+  if (row.memory) return formatMemory(row, row.memory);
+  const latencies = `p50 ${ms(row.ours.p50)}, p99 ${ms(row.ours.p99)}${rss(row.ours.rssMiB)}`;
+  const ours = row.counts
+    ? `ours ${Math.round(row.ours.rate)} ${row.unit}: ${Object.entries(row.counts)
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(', ')} (${latencies})`
+    : `ours ${Math.round(row.ours.rate)} ${row.unit} (${latencies})`;
   const peer = row.peer
     ? `, ${row.peer.name} ${Math.round(row.peer.rate)} ${row.unit} (p50 ${ms(row.peer.p50)}, p99 ${ms(row.peer.p99)}${rss(row.peer.rssMiB)}), ratio ${(row.ours.rate / row.peer.rate).toFixed(2)}x`
     : '';
@@ -54,6 +96,7 @@ export function formatRow(row: ResultRow): string {
   if (row.goal?.rate !== undefined) goals.push(`>= ${row.goal.rate} ${row.unit}`);
   if (row.goal?.p99Ms !== undefined) goals.push(`p99 <= ${row.goal.p99Ms} ms`);
   if (row.goal?.p50Ms !== undefined) goals.push(`p50 <= ${row.goal.p50Ms} ms`);
+  for (const [kind, max] of Object.entries(row.goal?.counts ?? {})) goals.push(`${kind} <= ${max}`);
   const goal = goals.length > 0 ? `; goal ${goals.join(', ')}: ${meetsGoal(row) ? 'met' : 'missed'}` : '';
   return `${row.scenario}: ${ours}${peer}${goal} [${row.setup}]`;
 }

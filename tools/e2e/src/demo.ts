@@ -22,8 +22,8 @@ import {
 } from '@portcullis/extension-enterprise-managed-authorization';
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { codeChallengeS256, generateCodeVerifier } from '@portcullis/protocol';
+import { FormUserAgent } from '@portcullis/testing';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { FormUserAgent } from './form-user-agent.js';
 
 /**
  * `npm run demo`: the whole MCP authorization flow, headless, as the demo user, against the local stack (the

@@ -1,3 +1,4 @@
+import { FormUserAgent } from '@portcullis/testing';
 import { describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
@@ -6,7 +7,6 @@ import {
   type AuthorizedFetch,
   type UserAgent,
 } from '@portcullis/client';
-import { FormUserAgent } from '../src/form-user-agent.js';
 import { countingFetch } from '../test/support/client-helpers.js';
 import {
   STACK,

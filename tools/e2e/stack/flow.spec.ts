@@ -1,3 +1,4 @@
+import { FormUserAgent } from '@portcullis/testing';
 import { describe, expect, it } from '@jest/globals';
 import {
   Client,
@@ -7,7 +8,6 @@ import {
   type OAuthDiscoveryState,
 } from '@modelcontextprotocol/client';
 import { createAuthorizedFetch, mcpTransportOptions, type AuthorizedFetch } from '@portcullis/client';
-import { FormUserAgent } from '../src/form-user-agent.js';
 import { countingFetch, serveClientMetadata, text } from '../test/support/client-helpers.js';
 import { STACK, withAppDatabase } from './support/compose-stack.js';
 

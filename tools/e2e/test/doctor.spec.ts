@@ -1,3 +1,4 @@
+import { FormUserAgent } from '@portcullis/testing';
 // `portcullis doctor` against the real protected server and authorization server (built, as processes): every check
 // passes, with a token given on the command line (a read-only client credentials token, a token for another resource
 // and a tool it may not call) and with the DPoP-bound token an SDK sign-in stored, proofs and the server's nonce
@@ -9,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createAuthorizedFetch, FileTokenStore, type DoctorReport } from '@portcullis/client';
 import { dpopExtension } from '@portcullis/extension-dpop';
 import { ExtensionRegistry } from '@portcullis/extensions';
-import { FormUserAgent } from '../src/form-user-agent.js';
 import { runCli as run } from './support/cli.js';
 import { startStack, type Stack } from './support/stack.js';
 

@@ -1,3 +1,4 @@
+import { FormUserAgent } from '@portcullis/testing';
 // DPoP (RFC 9449, MCP SEP-1932) end to end: the built authorization server and protected server with
 // EXTENSIONS=dpop and server nonces on both (DPOP_NONCE=on), and the client SDK with the DPoP client composed,
 // through the real login and consent pages: the authorization code flow with a key of the client's own, tool calls
@@ -13,7 +14,6 @@ import {
 import { dpopExtension } from '@portcullis/extension-dpop';
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
-import { FormUserAgent } from '../src/form-user-agent.js';
 import { text } from './support/client-helpers.js';
 import { startStack, type Stack } from './support/stack.js';
 

@@ -1,3 +1,4 @@
+import { FormUserAgent } from '@portcullis/testing';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   createAuthorizedFetch,
@@ -6,7 +7,6 @@ import {
   type AuthorizedFetch,
 } from '@portcullis/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { FormUserAgent } from '../src/form-user-agent.js';
 import { countingFetch, serveClientMetadata, text } from './support/client-helpers.js';
 import { startStack, type Stack } from './support/stack.js';
 

@@ -1,3 +1,4 @@
+import { FormUserAgent } from '@portcullis/testing';
 // private_key_jwt (RFC 7523 2.2 and 3) end to end: the built authorization server verifies the client SDK's
 // assertions, for a client pre-registered with `portcullis-admin clients create --auth private_key_jwt --jwks-file`
 // and for one the SDK registers dynamically with its public `jwks` (RFC 7591 2); both the code redemption and the
@@ -17,7 +18,6 @@ import {
   type ClientAssertionKey,
 } from '@portcullis/client';
 import { exportPKCS8, generateKeyPair } from 'jose';
-import { FormUserAgent } from '../src/form-user-agent.js';
 import { text } from './support/client-helpers.js';
 import { startStack, type Stack } from './support/stack.js';
 

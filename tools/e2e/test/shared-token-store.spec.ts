@@ -1,3 +1,4 @@
+import { FormUserAgent } from '@portcullis/testing';
 // Several `portcullis` processes over one token store (several agent sessions on one machine) that all find the
 // access token expired: they take turns on the store's lock and re-read it in their turn, so exactly one refresh
 // request reaches the authorization server between them, and its strict reuse detection (RFC 9700 4.14.2) never
@@ -7,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createAuthorizedFetch, FileTokenStore } from '@portcullis/client';
-import { FormUserAgent } from '../src/form-user-agent.js';
 import { runCli as run } from './support/cli.js';
 import { startStack, type Stack } from './support/stack.js';
 

@@ -78,10 +78,12 @@ export class JwksController {
   }
 }
 
+// An hour, as the large providers publish theirs: the document changes only with a deployment, and a client that keeps
+// it (RFC 9111) makes no discovery request for that long; the keys (jwks_uri) stay at five minutes, for rotation.
 function sendMetadata(reply: FastifyReply, metadata: MetadataService): void {
   allowCors(reply);
   reply
-    .header('cache-control', 'public, max-age=300')
+    .header('cache-control', 'public, max-age=3600')
     .header('content-type', 'application/json')
     .send(metadata.document());
 }

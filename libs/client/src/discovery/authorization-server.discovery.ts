@@ -23,6 +23,7 @@ import { AuthorizationServerMetadataSchema, type AuthorizationServerMetadata } f
 import {
   PKCE_METHOD_S256,
   authorizationServerMetadataUrls,
+  cacheLifetimeSeconds,
   sameIssuerIdentifier,
 } from '@portcullis/protocol';
 import type { Revision } from '@portcullis/revisions';
@@ -43,7 +44,20 @@ export interface DiscoveredAuthorizationServer {
   readonly url: string;
   readonly authorizationEndpoint: string;
   readonly tokenEndpoint: string;
+  /**
+   * How long the fetched document may be used without fetching it again, in seconds (RFC 9111 Section 4.2, as a
+   * private cache: its `Cache-Control` or `Expires`, else an hour, at most a day; 0 for `no-store`).
+   */
+  readonly cacheSeconds?: number;
 }
+
+/** A client's bounds on how long it keeps an authorization server's metadata (RFC 9111 Section 4.2). */
+const METADATA_CACHE = {
+  minCacheSeconds: 0,
+  maxCacheSeconds: 86_400,
+  defaultCacheSeconds: 3_600,
+  sharedCache: false,
+} as const;
 
 /**
  * Fetches and checks an authorization server's metadata. Throws `metadata_unavailable`, `invalid_metadata`,
@@ -95,7 +109,19 @@ export async function discoverAuthorizationServer(input: {
         { url, issuer, status: response.status },
       );
     }
-    return checkAuthorizationServerMetadata(await readJsonObject(response), { url, issuer, revision });
+    const cacheSeconds = cacheLifetimeSeconds(
+      Object.fromEntries(
+        ['cache-control', 'expires', 'date', 'age'].map((name) => [
+          name,
+          response.headers.get(name) ?? undefined,
+        ]),
+      ),
+      METADATA_CACHE,
+    );
+    return {
+      ...checkAuthorizationServerMetadata(await readJsonObject(response), { url, issuer, revision }),
+      cacheSeconds,
+    };
   }
   throw new PortcullisError(
     'metadata_unavailable',

@@ -24,6 +24,7 @@ import {
   newestFirst,
   sameKey,
   type StoredClient,
+  type StoredServerMetadata,
   type StoredTokenSet,
   type TokenSetKey,
   type TokenStore,
@@ -32,6 +33,8 @@ import {
 interface StoreDocument {
   tokens: StoredTokenSet[];
   clients: StoredClient[];
+  /** Authorization server metadata, per issuer (absent from stores written before it was kept). */
+  servers: StoredServerMetadata[];
 }
 
 /**
@@ -122,6 +125,19 @@ export class FileTokenStore implements TokenStore {
     });
   }
 
+  async getServerMetadata(issuer: string): Promise<StoredServerMetadata | undefined> {
+    return (await this.#read()).servers.find((entry) => entry.issuer === issuer);
+  }
+
+  saveServerMetadata(metadata: StoredServerMetadata): Promise<void> {
+    return this.#update((document) => {
+      document.servers = [
+        ...document.servers.filter((entry) => entry.issuer !== metadata.issuer),
+        { ...metadata },
+      ];
+    });
+  }
+
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     // One turn at a time in this process too: the lock is the process's, not the caller's.
     const turn = this.#turns
@@ -193,7 +209,7 @@ export class FileTokenStore implements TokenStore {
     try {
       raw = await readFile(this.path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { tokens: [], clients: [] };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { tokens: [], clients: [], servers: [] };
       throw new PortcullisError(
         'token_store_failed',
         `Cannot read the token store ${this.path}.`,
@@ -209,7 +225,11 @@ export class FileTokenStore implements TokenStore {
       sealed = undefined;
     }
     const document = JSON.parse(open(key, sealed, this.path)) as Partial<StoreDocument>;
-    return { tokens: document.tokens ?? [], clients: document.clients ?? [] };
+    return {
+      tokens: document.tokens ?? [],
+      clients: document.clients ?? [],
+      servers: document.servers ?? [],
+    };
   }
 
   #update(change: (document: StoreDocument) => void): Promise<void> {

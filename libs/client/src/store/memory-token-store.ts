@@ -3,6 +3,7 @@ import {
   newestFirst,
   sameKey,
   type StoredClient,
+  type StoredServerMetadata,
   type StoredTokenSet,
   type TokenSetKey,
   type TokenStore,
@@ -17,6 +18,7 @@ import {
 export class MemoryTokenStore implements TokenStore {
   #tokens: StoredTokenSet[] = [];
   readonly #clients = new Map<string, StoredClient>();
+  readonly #servers = new Map<string, StoredServerMetadata>();
 
   async findTokens(resource: string): Promise<readonly StoredTokenSet[]> {
     return this.#tokens.filter((tokens) => tokens.resource === resource).sort(newestFirst);
@@ -46,5 +48,13 @@ export class MemoryTokenStore implements TokenStore {
 
   async deleteClient(issuer: string): Promise<void> {
     this.#clients.delete(issuer);
+  }
+
+  async getServerMetadata(issuer: string): Promise<StoredServerMetadata | undefined> {
+    return this.#servers.get(issuer);
+  }
+
+  async saveServerMetadata(metadata: StoredServerMetadata): Promise<void> {
+    this.#servers.set(metadata.issuer, { ...metadata });
   }
 }

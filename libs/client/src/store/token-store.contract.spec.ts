@@ -84,6 +84,24 @@ describe.each([
     expect(await store.getClient('https://as.example')).toBeUndefined();
   });
 
+  it('keeps authorization server metadata per issuer, replacing what was kept for the same one', async () => {
+    const store = await create();
+    const kept = {
+      issuer: 'https://as.example',
+      url: 'https://as.example/.well-known/oauth-authorization-server',
+      document: { issuer: 'https://as.example', token_endpoint: 'https://as.example/token' },
+      fetchedAt: 1_000,
+      freshUntil: 2_000,
+    };
+    await store.saveServerMetadata?.(kept);
+    await store.saveServerMetadata?.({ ...kept, issuer: 'https://as2.example' });
+    await store.saveServerMetadata?.({ ...kept, freshUntil: 3_000 });
+
+    expect(await store.getServerMetadata?.('https://as.example')).toEqual({ ...kept, freshUntil: 3_000 });
+    expect((await store.getServerMetadata?.('https://as2.example'))?.issuer).toBe('https://as2.example');
+    expect(await store.getServerMetadata?.('https://as3.example')).toBeUndefined();
+  });
+
   it('keeps the proof-of-possession key with its token set and deletes it with the tokens (RFC 9449)', async () => {
     const store = await create();
     const proofKey = { kty: 'EC', crv: 'P-256', x: 'x-value', y: 'y-value', d: 'd-value', alg: 'ES256' };

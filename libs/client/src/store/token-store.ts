@@ -8,6 +8,9 @@
  *   encrypts them (see `FileTokenStore`), and nothing here ever logs them.
  * - RFC 9449 Section 2: the private key a token set is bound to (DPoP) is part of the token set, kept exactly as
  *   confidential as its tokens and deleted with them.
+ * - RFC 8414 Section 3 with RFC 9111 Section 4.2: an authorization server's metadata, once fetched and checked, may
+ *   be kept for its freshness lifetime, so that a later run (a new process) does not fetch it again; it is checked
+ *   again each time it is read back.
  */
 import type { JsonObject } from '@portcullis/extensions';
 
@@ -87,6 +90,26 @@ export interface StoredClient {
 }
 
 /**
+ * An authorization server's metadata document as fetched and checked, with how long it may be used without fetching
+ * it again. Public information (it holds no secret).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8414#section-3.2
+ * @see https://www.rfc-editor.org/rfc/rfc9111#section-4.2
+ */
+export interface StoredServerMetadata {
+  /** The issuer the document was discovered for, as the client named it. */
+  readonly issuer: string;
+  /** The URL the document was fetched from. */
+  readonly url: string;
+  /** The document, as checked. */
+  readonly document: JsonObject;
+  /** Milliseconds since the epoch. */
+  readonly fetchedAt: number;
+  /** Until when (milliseconds since the epoch) it may be used without fetching it again. */
+  readonly freshUntil: number;
+}
+
+/**
  * Storage of token sets and client credentials. Implementations must keep refresh tokens confidential.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.4
@@ -105,6 +128,13 @@ export interface TokenStore {
   /** Saves client credentials, replacing those bound to the same issuer. */
   saveClient(client: StoredClient): Promise<void>;
   deleteClient(issuer: string): Promise<void>;
+  /**
+   * The metadata of an authorization server kept by {@link saveServerMetadata}, fresh or not. A store may leave both
+   * out: every new client then fetches the metadata once.
+   */
+  getServerMetadata?(issuer: string): Promise<StoredServerMetadata | undefined>;
+  /** Keeps an authorization server's metadata, replacing what was kept for the same issuer. */
+  saveServerMetadata?(metadata: StoredServerMetadata): Promise<void>;
   /**
    * Runs `fn` while no other user of the same storage runs an `exclusive` of its own: how processes sharing one
    * store (several agent sessions, a background and a foreground refresh) take turns to refresh, so that one refresh

@@ -21,6 +21,8 @@ export interface FakeAuthorizationServerOptions {
   readonly registration?: boolean;
   readonly scopesSupported?: readonly string[];
   readonly accessTokenTtlSeconds?: number;
+  /** The `Cache-Control` of the metadata document (none by default). */
+  readonly metadataCacheControl?: string;
   readonly issueRefreshTokens?: boolean;
   /** `invalid_grant` for every refresh request. */
   readonly rejectRefresh?: boolean;
@@ -86,7 +88,12 @@ export class FakeAuthorizationServer {
       const url = new URL(request.url ?? '/', as.origin);
       if (request.method === 'GET' && url.pathname === as.metadataPath) {
         as.metadataRequests.push(url.pathname);
-        return sendJson(response, 200, as.#metadata());
+        return sendJson(
+          response,
+          200,
+          as.#metadata(),
+          options.metadataCacheControl === undefined ? {} : { 'cache-control': options.metadataCacheControl },
+        );
       }
       if (request.method === 'GET' && url.pathname.includes('/.well-known/')) {
         as.metadataRequests.push(url.pathname);

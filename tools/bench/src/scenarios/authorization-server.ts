@@ -47,8 +47,11 @@ function peerToken(url: string, params: Record<string, string | undefined>) {
   return tokenRequest(url, params, basic('bench', PEER_SECRET));
 }
 
-/** Our authorization server, one process on a fresh PostgreSQL database, its own URL the issuer. */
-async function startOurs(): Promise<{
+/**
+ * Our authorization server, one process on a fresh PostgreSQL database, its own URL the issuer, `env` added to its
+ * environment.
+ */
+export async function startOurs(env: Record<string, string> = {}): Promise<{
   cluster: AuthorizationServerCluster;
   client: TestClient;
   user: { username: string; password: string };
@@ -59,7 +62,7 @@ async function startOurs(): Promise<{
   }
   const cluster = await startAuthorizationServers(
     1,
-    { NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url') },
+    { NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url'), ...env },
     { direct: true },
   );
   // Confidential, as oidc-provider's: a public loopback client is asked to confirm on every authorization, there as here.
@@ -119,7 +122,13 @@ async function peerRedeem(url: string, callback: URL, verifier: string) {
   });
 }
 
-async function ourRedeem(issuer: string, client: TestClient, callback: URL, request: { verifier: string }) {
+/** Redeems a code at our token endpoint as the confidential client. */
+export async function ourRedeem(
+  issuer: string,
+  client: TestClient,
+  callback: URL,
+  request: { verifier: string },
+) {
   return ourToken(issuer, client, {
     grant_type: 'authorization_code',
     code: callback.searchParams.get('code') ?? undefined,
@@ -128,7 +137,7 @@ async function ourRedeem(issuer: string, client: TestClient, callback: URL, requ
   });
 }
 
-function expectOk(answer: { status: number; body: Record<string, unknown> }, what: string): void {
+export function expectOk(answer: { status: number; body: Record<string, unknown> }, what: string): void {
   if (answer.status !== 200)
     throw new Error(`${what} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
 }

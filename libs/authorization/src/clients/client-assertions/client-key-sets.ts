@@ -5,7 +5,7 @@ import {
   type AuthorizationServerOptions,
 } from '../../config/authorization-server.options.js';
 import type { OAuthClient } from '../client.js';
-import { cacheLifetimeSeconds } from '../metadata-documents/cache-lifetime.js';
+import { cacheLifetimeSeconds } from '@portcullis/protocol';
 import {
   METADATA_DOCUMENT_LIMITS,
   type MetadataDocumentLimits,

@@ -40,4 +40,17 @@ describe('cacheLifetimeSeconds', () => {
     expect(cacheLifetimeSeconds({ 'cache-control': 'max-age=31536000' }, BOUNDS)).toBe(86_400);
     expect(cacheLifetimeSeconds({ expires: 'Thu, 01 Jan 2099 00:00:00 GMT' }, BOUNDS)).toBe(86_400);
   });
+
+  it('gives a private cache (a client) the default when the response has no lifetime, and ignores s-maxage', () => {
+    const client = {
+      minCacheSeconds: 0,
+      maxCacheSeconds: 86_400,
+      defaultCacheSeconds: 3_600,
+      sharedCache: false,
+    };
+    expect(cacheLifetimeSeconds({}, client)).toBe(3_600);
+    expect(cacheLifetimeSeconds({ 'cache-control': 'max-age=300, s-maxage=9000' }, client)).toBe(300);
+    expect(cacheLifetimeSeconds({ 'cache-control': 's-maxage=9000' }, client)).toBe(3_600);
+    expect(cacheLifetimeSeconds({ 'cache-control': 'no-store' }, client)).toBe(0);
+  });
 });

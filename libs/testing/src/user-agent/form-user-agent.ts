@@ -1,5 +1,5 @@
 import type { UserAgent, UserAgentSession } from '@portcullis/client';
-import { HeadlessUserAgent, type UserAgentResponse } from '@portcullis/testing';
+import { HeadlessUserAgent, type UserAgentResponse } from './headless-user-agent.js';
 
 /** What the person at the browser does on the consent page. */
 export interface ConsentChoice {

@@ -1,0 +1,314 @@
+/**
+ * Memory: the resident set of each app idle after boot, and again after a run of requests (100,000 each; 3,000 with
+ * `--quick`) that exercise what the app keeps state for (tokens and their cache, refresh rotation, metadata, refused
+ * requests). Each app runs as in production (metrics on, log level warn) on a PostgreSQL database of its own.
+ */
+import { randomBytes } from 'node:crypto';
+import { ClientRepository, hashClientSecret } from '@portcullis/authorization';
+import {
+  authorize,
+  authorizationRequest,
+  freePort,
+  HeadlessUserAgent,
+  PROTECTED_SERVER_MAIN,
+  PROXY_MAIN,
+  RESOURCE,
+  startAuthorizationServers,
+  startDatabase,
+  startInstance,
+  type AuthorizationServerCluster,
+  type Instance,
+  type TestClient,
+  type TestDatabase,
+} from '@portcullis/testing';
+import { Pool } from 'undici';
+import { own } from '../compare.js';
+import { rssMiB } from '../load.js';
+import type { ResultRow } from '../report.js';
+import type { Settings } from '../settings.js';
+import { expectOk, ourRedeem } from './authorization-server.js';
+
+/** One request of an app's mix; throws when the answer is not the expected one. */
+type Request = (pool: Pool, worker: number) => Promise<void>;
+
+async function expectStatus(
+  pool: Pool,
+  options: Parameters<Pool['request']>[0],
+  status: number,
+): Promise<Record<string, unknown>> {
+  const response = await pool.request(options);
+  const text = await response.body.text();
+  if (response.statusCode !== status) {
+    throw new Error(
+      `${options.method} ${options.path} answered ${response.statusCode}, not ${status}: ${text.slice(0, 200)}`,
+    );
+  }
+  return text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+const form = (params: Record<string, string>) => ({
+  'content-type': 'application/x-www-form-urlencoded',
+  body: new URLSearchParams(params).toString(),
+});
+
+function tokenRequest(params: Record<string, string>, headers: Record<string, string> = {}) {
+  const { body, ...formHeaders } = form(params);
+  return { method: 'POST' as const, path: '/token', headers: { ...formHeaders, ...headers }, body };
+}
+
+function basic(client: TestClient): Record<string, string> {
+  const credentials = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret ?? '')}`;
+  return { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+
+/** Sends `total` requests of the mix (request `i` is `mix[i % mix.length]`) over `connections` workers. */
+async function run(pool: Pool, mix: readonly Request[], total: number, connections: number): Promise<void> {
+  let sent = 0;
+  const worker = async (index: number) => {
+    while (sent < total) {
+      const request = mix[sent++ % mix.length] as Request;
+      await request(pool, index);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, (_, index) => worker(index)));
+}
+
+interface Measured {
+  readonly app: string;
+  readonly idle: number;
+  readonly after: number;
+  readonly requests: number;
+  readonly seconds: number;
+}
+
+/** Boots `start`, lets it settle, reads its RSS, runs the mix, lets it settle, reads it again. */
+async function measure(
+  app: string,
+  instance: Instance,
+  mix: readonly Request[],
+  total: number,
+  connections: number,
+) {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 2_000));
+  const pid = instance.process.process.pid;
+  await settle();
+  const idle = rssMiB(pid) ?? NaN;
+  const pool = new Pool(instance.url, { connections });
+  const started = performance.now();
+  try {
+    await run(pool, mix, total, connections);
+  } finally {
+    await pool.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await settle();
+  return { app, idle, after: rssMiB(pid) ?? NaN, requests: total, seconds } satisfies Measured;
+}
+
+/** The authorization server's mix: discovery, keys, refused and real refreshes (one family per worker). */
+async function authorizationServerMix(cluster: AuthorizationServerCluster, connections: number) {
+  const client = await cluster.createClient({ confidential: true });
+  const user = await cluster.createUser();
+  const families: string[] = [];
+  const ua = new HeadlessUserAgent();
+  for (let i = 0; i < connections; i++) {
+    const request = authorizationRequest(cluster.issuer, client);
+    const answer = await ourRedeem(
+      cluster.issuer,
+      client,
+      await authorize(ua, request, user, client),
+      request,
+    );
+    expectOk(answer, 'our token endpoint');
+    families.push(answer.body['refresh_token'] as string);
+  }
+  const metadata = (await (
+    await fetch(`${cluster.issuer}/.well-known/oauth-authorization-server`)
+  ).json()) as {
+    jwks_uri: string;
+  };
+  const jwksPath = new URL(metadata.jwks_uri).pathname;
+  const mix: Request[] = [
+    async (pool) =>
+      void (await expectStatus(
+        pool,
+        { method: 'GET', path: '/.well-known/oauth-authorization-server' },
+        200,
+      )),
+    async (pool) => void (await expectStatus(pool, { method: 'GET', path: jwksPath }, 200)),
+    async (pool) =>
+      void (await expectStatus(
+        pool,
+        tokenRequest(
+          { grant_type: 'refresh_token', refresh_token: randomBytes(32).toString('base64url') },
+          basic(client),
+        ),
+        400,
+      )),
+    async (pool) =>
+      void (await expectStatus(pool, { method: 'GET', path: '/.well-known/openid-configuration' }, 200)),
+  ];
+  // One real refresh in every twelve requests: rotation, the client cache, the signing key.
+  const withRefresh = [...mix, ...mix, ...mix.slice(0, 3)];
+  withRefresh.push(async (pool, worker) => {
+    const body = await expectStatus(
+      pool,
+      tokenRequest({ grant_type: 'refresh_token', refresh_token: own(families, worker) }, basic(client)),
+      200,
+    );
+    families[worker] = body['refresh_token'] as string;
+  });
+  return withRefresh;
+}
+
+/** The protected server's mix: the notes route with a few dozen valid tokens, its metadata, and a refused request. */
+async function protectedServerMix(
+  cluster: AuthorizationServerCluster,
+  connections: number,
+): Promise<Request[]> {
+  const client = await cluster.createClient({ confidential: true });
+  const user = await cluster.createUser();
+  const tokens: string[] = [];
+  const ua = new HeadlessUserAgent();
+  for (let i = 0; i < Math.max(10, connections * 2); i++) {
+    const request = authorizationRequest(cluster.issuer, client);
+    const answer = await ourRedeem(
+      cluster.issuer,
+      client,
+      await authorize(ua, request, user, client),
+      request,
+    );
+    expectOk(answer, 'our token endpoint');
+    tokens.push(answer.body['access_token'] as string);
+  }
+  let next = 0;
+  const notes: Request = async (pool) => {
+    const token = tokens[next++ % tokens.length] as string;
+    await expectStatus(
+      pool,
+      { method: 'GET', path: '/api/notes', headers: { authorization: `Bearer ${token}` } },
+      200,
+    );
+  };
+  return [
+    notes,
+    notes,
+    notes,
+    async (pool) =>
+      void (await expectStatus(
+        pool,
+        { method: 'GET', path: '/.well-known/oauth-protected-resource/mcp' },
+        200,
+      )),
+    async (pool) => void (await expectStatus(pool, { method: 'GET', path: '/api/notes' }, 401)),
+  ];
+}
+
+/** The proxy's mix: its discovery, its keys, and a token request from a client it does not know. */
+async function proxyMix(issuer: string): Promise<Request[]> {
+  const metadata = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as {
+    jwks_uri: string;
+  };
+  const jwksPath = new URL(metadata.jwks_uri).pathname;
+  return [
+    async (pool) =>
+      void (await expectStatus(
+        pool,
+        { method: 'GET', path: '/.well-known/oauth-authorization-server' },
+        200,
+      )),
+    async (pool) => void (await expectStatus(pool, { method: 'GET', path: jwksPath }, 200)),
+    async (pool) =>
+      void (await expectStatus(
+        pool,
+        tokenRequest({
+          grant_type: 'refresh_token',
+          refresh_token: 'not-a-refresh-token',
+          client_id: 'unknown-client',
+        }),
+        401,
+      )),
+  ];
+}
+
+export async function memoryScenario(settings: Settings): Promise<ResultRow[]> {
+  const total = settings.quick ? 3_000 : 100_000;
+  const connections = settings.connections;
+  const production = () => ({ NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url') });
+  const databases: TestDatabase[] = [];
+  const instances: Instance[] = [];
+  let cluster: AuthorizationServerCluster | undefined;
+  try {
+    cluster = await startAuthorizationServers(1, production(), { direct: true });
+    const [authorizationServer] = cluster.instances as [Instance];
+
+    const psDatabase = await startDatabase();
+    databases.push(psDatabase);
+    const protectedServer = await startInstance(PROTECTED_SERVER_MAIN, {
+      ...production(),
+      DATABASE_URL: psDatabase.url ?? '',
+      RESOURCE_URI: RESOURCE,
+      AUTHORIZATION_SERVER: cluster.issuer,
+    });
+    instances.push(protectedServer);
+
+    const proxyDatabase = await startDatabase();
+    databases.push(proxyDatabase);
+    const upstreamSecret = randomBytes(24).toString('base64url');
+    const proxyPort = await freePort();
+    const proxyIssuer = `http://127.0.0.1:${proxyPort}`;
+    await new ClientRepository(cluster.database.database.prisma).create({
+      clientId: 'portcullis-proxy',
+      clientName: 'Portcullis proxy',
+      redirectUris: [`${proxyIssuer}/upstream/callback`],
+      grantTypes: ['authorization_code', 'refresh_token'],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      applicationType: 'web',
+      origin: 'preregistered',
+      secretHash: hashClientSecret(upstreamSecret),
+    });
+    const proxy = await startInstance(
+      PROXY_MAIN,
+      {
+        ...production(),
+        DATABASE_URL: proxyDatabase.url ?? '',
+        ISSUER: proxyIssuer,
+        COOKIE_SECRET: randomBytes(32).toString('base64url'),
+        KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        RATE_LIMIT_TOKEN: '1000000',
+        UPSTREAM_ISSUER: cluster.issuer,
+        UPSTREAM_CLIENT_ID: 'portcullis-proxy',
+        UPSTREAM_CLIENT_SECRET: upstreamSecret,
+        RESOURCES: JSON.stringify([{ uri: RESOURCE, scopes_supported: ['notes:read', 'notes:write'] }]),
+      },
+      proxyPort,
+    );
+    instances.push(proxy);
+
+    const measured: Measured[] = [];
+    // The mixes are made first (their set-up requests are not counted), then each app is measured in turn.
+    const asMix = await authorizationServerMix(cluster, connections);
+    const psMix = await protectedServerMix(cluster, connections);
+    const pxMix = await proxyMix(proxyIssuer);
+    measured.push(await measure('authorization server', authorizationServer, asMix, total, connections));
+    measured.push(await measure('protected server', protectedServer, psMix, total, connections));
+    measured.push(await measure('proxy', proxy, pxMix, total, connections));
+    return measured.map((entry) => ({
+      scenario: `memory, ${entry.app}`,
+      unit: 'req/s',
+      ours: { rate: entry.requests / entry.seconds, p50: NaN, p99: NaN, rssMiB: entry.after },
+      memory: {
+        idleMiB: entry.idle,
+        afterMiB: entry.after,
+        requests: entry.requests,
+        seconds: entry.seconds,
+      },
+      goal: { idleMiB: 150, growth: 0.1 },
+      setup: `RSS 2 s after boot, and 2 s after ${entry.requests} requests (${Math.round(entry.requests / entry.seconds)} req/s, ${connections} connections); production settings, log level warn, PostgreSQL`,
+    }));
+  } finally {
+    await Promise.all(instances.map((instance) => instance.process.stop('SIGTERM')));
+    await cluster?.stop();
+    await Promise.all(databases.map((database) => database.stop()));
+  }
+}
