@@ -135,6 +135,36 @@ describe('the client SDK against the real authorization server and protected ser
     await mcp.close();
   });
 
+  it('registers again when the operator deleted its dynamic registration, at the next refresh (invalid_client)', async () => {
+    const userAgent = new FormUserAgent(stack.user);
+    const progress: string[] = [];
+    let clockOffset = 0;
+    const authorizedFetch = createAuthorizedFetch({
+      resource: stack.resource,
+      userAgent,
+      onProgress: (event) => progress.push(`${event.step}: ${event.message}`),
+      now: () => Date.now() + clockOffset,
+    });
+    const mcp = await connect(authorizedFetch, stack.resource);
+    expect((await mcp.callTool({ name: 'notes_list', arguments: {} })).isError).toBeFalsy();
+    const first = (await authorizedFetch.tokens())?.clientId;
+    expect(first).toMatch(/^dcr_/);
+
+    // As an authorization server does with a registration left unused (ours: DCR_IDLE_CLIENT_TTL), or an operator.
+    const deleted = await stack.admin('clients', 'delete', first!);
+    expect(deleted.code).toBe(0);
+    // Past the server's short-lived client cache, and past the access token's expiry on the client's clock.
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    clockOffset = 3_600_000;
+
+    expect((await mcp.callTool({ name: 'notes_list', arguments: {} })).isError).toBeFalsy();
+    const second = (await authorizedFetch.tokens())?.clientId;
+    expect(second).toMatch(/^dcr_/);
+    expect(second).not.toBe(first);
+    expect(progress.some((line) => line.includes('invalid_client'))).toBe(true);
+    await mcp.close();
+  });
+
   it('uses a client ID metadata document the authorization server fetches, and calls a tool', async () => {
     const userAgent = new FormUserAgent(stack.user);
     const { url, server, fetches } = await serveClientMetadata(userAgent.redirectUris);

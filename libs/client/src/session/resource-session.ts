@@ -5,7 +5,9 @@
  * - RFC 6749 Section 6 and MCP 2026-07-28 "Refresh Tokens": refresh shortly before expiry, or on a 401
  *   (`invalid_token`), with `resource`; one renewal (refresh or authorization) in flight per resource however many
  *   requests need it; the rotated refresh token is persisted before the new access token is handed out;
- *   `invalid_grant` starts a new authorization. Processes sharing a store refresh in turns (`TokenStore.exclusive`),
+ *   `invalid_grant` starts a new authorization, and so does `invalid_client` (RFC 6749 Section 5.2: the server no
+ *   longer knows the client, e.g. a dynamic registration it deleted), which also drops the stored registration so the
+ *   authorization registers again. Processes sharing a store refresh in turns (`TokenStore.exclusive`),
  *   each reading the store again in its turn, so one refresh token is never presented twice (RFC 9700 Section
  *   4.14.2: a second presentation is reuse, which revokes the family).
  * - MCP 2026-07-28 "Token Handling" and "Authorization Server Binding": on a 401 the resource metadata is read
@@ -239,6 +241,9 @@ export class ResourceSession {
           clientId: tokens.clientId,
         });
       }
+      if (isPortcullisError(error, 'token_request_failed') && error.details['error'] === 'invalid_client') {
+        throw await this.#clientGone(tokens, error);
+      }
       throw error;
     }
     const refreshed = toStoredTokenSet(response, {
@@ -257,6 +262,30 @@ export class ResourceSession {
       `Access token refreshed${response.refresh_token === undefined ? '' : ' (refresh token rotated and stored)'}`,
     );
     return refreshed;
+  }
+
+  /**
+   * RFC 6749 Section 5.2 `invalid_client` on a refresh: the server no longer knows the client (a dynamic registration
+   * it deleted after a long idle time, as servers do, RFC 7592) or no longer accepts how it authenticates. Its tokens
+   * are dead, and a registration kept for it would only be refused again: both are dropped, and the refusal reads as
+   * a dead refresh token, so the request goes on to a new authorization, which registers the client again.
+   */
+  async #clientGone(tokens: StoredTokenSet, cause: PortcullisError): Promise<PortcullisError> {
+    const { store } = this.#context;
+    await store.deleteTokens({ issuer: tokens.issuer, resource: tokens.resource, clientId: tokens.clientId });
+    const registered = await store.getClient(tokens.issuer);
+    if (registered?.clientId === tokens.clientId) await store.deleteClient(tokens.issuer);
+    report(
+      this.#context.onProgress,
+      'refresh',
+      `${tokens.issuer} no longer accepts the client ${tokens.clientId} (invalid_client); its registration is dropped`,
+    );
+    return new PortcullisError(
+      'refresh_rejected',
+      `${tokens.issuer} refused the client ${tokens.clientId} (invalid_client); a new authorization is needed.`,
+      { issuer: tokens.issuer },
+      { cause },
+    );
   }
 
   #expiresSoon(tokens: StoredTokenSet): boolean {

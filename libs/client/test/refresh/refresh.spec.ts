@@ -54,6 +54,28 @@ describe('refreshing tokens (RFC 6749 Section 6, MCP 2026-07-28 "Refresh Tokens"
     expect(rs.requests.map((request) => request.status)).toEqual([401, 200, 200, 200]);
   });
 
+  it('registers again when the server no longer knows the client (invalid_client on refresh), dropping the old registration and its tokens', async () => {
+    const { as, rs } = await stack();
+    const time = clock();
+    const { fetch, store, progress } = clientFor(rs, { now: time.now, refreshSkewSeconds: 60 });
+    await fetch(rs.url, rpc('tools/list'));
+    const [first] = await store.findTokens(rs.url);
+    as.forgetClient(first!.clientId);
+
+    time.advance(400_000);
+    expect((await fetch(rs.url, rpc('tools/list'))).status).toBe(200);
+
+    expect(as.registrations).toHaveLength(2);
+    expect(as.authorizationRequests).toHaveLength(2);
+    const refused = as.tokenRequests.filter((request) => request.status === 401);
+    expect(refused.map((request) => request.params.get('grant_type'))).toEqual(['refresh_token']);
+    const [now] = await store.findTokens(rs.url);
+    expect(now!.clientId).not.toBe(first!.clientId);
+    expect((await store.getClient(as.issuer))?.clientId).toBe(now!.clientId);
+    expect(await store.listTokens()).toHaveLength(1);
+    expect(progress.some((event) => event.message.includes('invalid_client'))).toBe(true);
+  });
+
   it('persists the rotated refresh token before the new access token is used', async () => {
     const { as, rs } = await stack();
     const time = clock();

@@ -71,6 +71,8 @@ export class FakeAuthorizationServer {
   readonly authorizationRequests: URLSearchParams[] = [];
   readonly tokenRequests: TokenRequestRecord[] = [];
   readonly registrations: Record<string, unknown>[] = [];
+  /** Client IDs the server no longer knows (a registration it deleted): refused at the token endpoint. */
+  readonly #forgotten = new Set<string>();
   readonly #codes = new Map<string, PendingCode>();
   readonly #accessTokens = new Map<string, IssuedToken>();
   readonly #refreshTokens = new Map<string, { token: IssuedToken; used: boolean }>();
@@ -210,6 +212,11 @@ export class FakeAuthorizationServer {
     return this.options.metadata?.(document) ?? document;
   }
 
+  /** Deletes a client, as a server does with a dynamic registration left unused (RFC 7592). */
+  forgetClient(clientId: string): void {
+    this.#forgotten.add(clientId);
+  }
+
   #authorize(params: URLSearchParams): string {
     const redirect = new URL(params.get('redirect_uri') as string);
     const state = params.get('state');
@@ -246,6 +253,7 @@ export class FakeAuthorizationServer {
     headers: IncomingHttpHeaders,
   ): Promise<[number, Record<string, unknown>, Record<string, string>?]> {
     const clientId = params.get('client_id') ?? basicClientId(headers.authorization);
+    if (clientId !== undefined && this.#forgotten.has(clientId)) return [401, { error: 'invalid_client' }];
     // RFC 9449 5: the proof is checked before anything single-use (the code, the refresh token) is consumed.
     let jkt: string | undefined;
     if (this.dpop !== undefined && DpopChecker.carriesProof(headers)) {

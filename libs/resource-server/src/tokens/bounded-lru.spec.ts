@@ -31,6 +31,18 @@ describe('BoundedLru', () => {
     );
   });
 
+  it('keeps an entry read often, among many written once, past the bound of writes after it', () => {
+    const lru = new BoundedLru<string, number>(100);
+    lru.set('hot', 0);
+    for (let i = 0; i < 1_000; i++) {
+      lru.set(`cold-${i}`, i);
+      expect(lru.get('hot')).toBe(0);
+    }
+    expect(lru.size).toBe(100);
+    expect(lru.get('cold-899')).toBeUndefined();
+    expect(lru.get('cold-999')).toBe(999);
+  });
+
   it('refuses a bound that is not a positive integer', () => {
     expect(() => new BoundedLru(0)).toThrow(RangeError);
     expect(() => new BoundedLru(1.5)).toThrow(RangeError);
