@@ -58,6 +58,16 @@ async function startPostgres() {
       'max_connections=300',
     ])
     .withEnvironment({ POSTGRES_INITDB_ARGS: '--no-sync' })
+    // The module's own health check runs pg_isready every 250 ms with a 1 s timeout for the container's whole life:
+    // four `docker exec`s a second per container load a small CI machine, and one killed at its timeout mid-handshake
+    // has crashed the server (a backend terminated by SIGPIPE, then the whole cluster reset into recovery). One check
+    // a second, with time to answer, is as good a readiness signal.
+    .withHealthCheck({
+      test: ['CMD-SHELL', 'PGPASSWORD="$POSTGRES_PASSWORD" pg_isready --host localhost --username "$POSTGRES_USER"'],
+      interval: 1000,
+      timeout: 10_000,
+      retries: 120,
+    })
     .withLabels({ 'org.portcullis.test': 'true' })
     .start();
   say(

@@ -11,7 +11,12 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatRow, meetsGoal, type ResultRow } from './report.js';
-import { reauthorizationScenario, refreshScenario } from './scenarios/authorization-server.js';
+import {
+  reauthorizationScenario,
+  refreshHistoryScenario,
+  refreshScenario,
+} from './scenarios/authorization-server.js';
+import { clientIdMetadataScenario } from './scenarios/client-id-metadata.js';
 import { clientScenario } from './scenarios/client.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { coldValidationScenario, resourceServerScenario } from './scenarios/resource-server.js';
@@ -42,9 +47,18 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
     description: 'refresh with rotation on PostgreSQL vs oidc-provider',
     run: (settings) => refreshScenario(settings),
   },
+  'refresh-history': {
+    description:
+      'refresh with rotation on fresh tables, then with a million expired rows in the token tables',
+    run: (settings) => refreshHistoryScenario(settings),
+  },
   reauthorization: {
     description: '/authorize -> code -> /token with a session and consent, vs oidc-provider',
     run: (settings) => reauthorizationScenario(settings),
+  },
+  'client-id-metadata': {
+    description: 'the re-authorization flow of a client ID metadata document client vs a pre-registered one',
+    run: (settings) => clientIdMetadataScenario(settings),
   },
   client: {
     description: 'requests per connection of the client SDK, first and second (the same token store)',

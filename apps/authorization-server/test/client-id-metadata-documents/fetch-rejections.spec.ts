@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { HeadlessUserAgent } from '@portcullis/testing';
+import { HeadlessUserAgent, metricValue, parseMetrics } from '@portcullis/testing';
 import {
   authorizationRequest,
   type AuthorizationServerFixture,
@@ -71,10 +71,20 @@ describe('a client ID metadata document is refused, with nothing cached, persist
     }: { server?: DocumentServer; recheck?: boolean; detail?: string } = {},
   ): Promise<number> {
     const clientId = server.url(path);
+    const fetches = async (outcome: string) =>
+      metricValue(
+        parseMetrics(await (await fetch(`${as.app.url}/metrics`)).text()),
+        'portcullis_client_metadata_document_fetches_total',
+        { outcome },
+      );
+    const [okBefore, refusedBefore] = [await fetches('ok'), await fetches(reason)];
     const { elapsedMs: elapsed } = await expectClientRefused(as, clientId, REDIRECT_URI);
     const logged = refusals(warnings, clientId);
     expect(logged.map((refusal) => refusal.reason)).toEqual([reason, reason]);
     for (const refusal of logged) expect(refusal.detail).toContain(detail);
+    // Counted once each, as refused: never also as fetched `ok`.
+    expect(await fetches('ok')).toBe(okBefore);
+    expect(await fetches(reason)).toBe(refusedBefore + 2);
 
     if (!recheck) return elapsed;
     const fetched = server.requests(path);

@@ -54,4 +54,49 @@ describe('housekeeping', () => {
     expect(afterExpiry.grants).toBeGreaterThanOrEqual(1);
     expect(await as.prisma.refreshToken.count({ where: { grantId: grant.id } })).toBe(0);
   });
+
+  it('deletes history larger than a batch, batch after batch, by index, and leaves live rows alone', async () => {
+    const client = await as.createClient();
+    const user = await as.createUser();
+    // 12,000 expired access token records, 2,500 expired grants each with a used refresh token and a code: more
+    // than one batch of each (5,000 rows, 1,000 grants).
+    await as.prisma.$executeRawUnsafe(
+      `INSERT INTO "access_tokens" ("jti", "client_id", "subject", "audience", "scopes", "expires_at")
+       SELECT 'old-' || i, $1, 'someone', 'http://localhost:4100/mcp', ARRAY['notes:read'], now() - interval '2 days'
+       FROM generate_series(1, 12000) AS i`,
+      client.clientId,
+    );
+    await as.prisma.$executeRawUnsafe(
+      `INSERT INTO "grants" ("id", "client_id", "user_id", "resource", "scopes", "auth_time", "absolute_expires_at")
+       SELECT gen_random_uuid(), $1, $2::uuid, 'http://localhost:4100/mcp', ARRAY['notes:read'],
+              now() - interval '40 days', now() - interval '2 days'
+       FROM generate_series(1, 2500)`,
+      client.clientId,
+      user.id,
+    );
+    await as.prisma.$executeRawUnsafe(
+      `INSERT INTO "refresh_tokens" ("token_hash", "grant_id", "scopes", "expires_at", "consumed_at")
+       SELECT 'old-' || g."id", g."id", g."scopes", g."absolute_expires_at", g."absolute_expires_at"
+       FROM "grants" AS g WHERE g."client_id" = $1`,
+      client.clientId,
+    );
+    // And one live authorization of the same client, which must survive the sweep whole.
+    const request = authorizationRequest(as, client);
+    const callback = await authorize(new HeadlessUserAgent(), request, user, client);
+    const live = (await redeem(as, client, callback, request)).body as { refresh_token: string };
+
+    const swept = await new HousekeepingService(new HousekeepingRepository(as.prisma)).sweep();
+
+    expect(swept.accessTokens).toBe(12_000);
+    expect(swept.grants).toBe(2_500);
+    expect(await as.prisma.authorizationGrant.count({ where: { clientId: client.clientId } })).toBe(1);
+    expect(await as.prisma.refreshToken.count({ where: { tokenHash: { startsWith: 'old-' } } })).toBe(0);
+    expect(await as.prisma.accessToken.count({ where: { jti: { startsWith: 'old-' } } })).toBe(0);
+    const refreshed = await tokenRequest(as, {
+      grant_type: 'refresh_token',
+      refresh_token: live.refresh_token,
+      client_id: client.clientId,
+    });
+    expect(refreshed.status).toBe(200);
+  });
 });

@@ -11,12 +11,25 @@ export interface ExpiredRowsDeleted {
   usedJwtIds: number;
 }
 
-/** How many grants past their absolute lifetime one sweep deletes at most. */
-const EXPIRED_GRANTS_PER_SWEEP = 1000;
+/** How many grants past their absolute lifetime one transaction deletes, with their codes and refresh tokens. */
+const EXPIRED_GRANTS_PER_BATCH = 1000;
+
+/**
+ * How many expired rows of one table one statement deletes: however much history piled up (a million expired access
+ * token records), each statement is short, holds its locks briefly and writes little WAL, and the sweep goes on
+ * batch after batch until the table has no expired row left.
+ */
+const EXPIRED_ROWS_PER_BATCH = 5000;
+
+/** The tables whose rows carry an `expires_at` past which they are deleted. Names, never input. */
+type ExpiringTable =
+  'pending_authorizations' | 'authorization_codes' | 'access_tokens' | 'login_sessions' | 'used_jwt_ids';
 
 /**
  * The deletions of the housekeeping sweep, across tables: rows past their expiry, grants past their absolute
- * lifetime with their codes and refresh tokens, and dynamically registered clients no longer used.
+ * lifetime with their codes and refresh tokens, and dynamically registered clients no longer used. Every lookup it
+ * makes is by an index (`expires_at`, `absolute_expires_at`, `client_id`), so its cost follows what it deletes, not
+ * how much the tables hold.
  */
 @Injectable()
 export class HousekeepingRepository {
@@ -27,36 +40,52 @@ export class HousekeepingRepository {
     const rows = await this.prisma.authorizationGrant.findMany({
       where: { absoluteExpiresAt: { lt: before } },
       select: { id: true },
-      take: EXPIRED_GRANTS_PER_SWEEP,
+      take: EXPIRED_GRANTS_PER_BATCH,
     });
     return rows.map((grant) => grant.id);
   }
 
   /**
-   * Deletes, in one transaction: pending authorizations expired by `now`; codes, access token records and login
-   * sessions expired before `before`; and the grants `expiredGrants` with their refresh tokens and codes.
+   * Deletes pending authorizations expired by `now`; codes, access token records and login sessions expired before
+   * `before`; used JWT ids expired by `now`; and every grant whose absolute lifetime ended before `before`, each
+   * batch of grants in one transaction with its refresh tokens and codes (a grant is never left without them, nor
+   * they without it). Batches of {@link EXPIRED_ROWS_PER_BATCH} rows, until none is left.
    */
-  async deleteExpired(now: Date, before: Date, expiredGrants: string[]): Promise<ExpiredRowsDeleted> {
-    const [pendingAuthorizations, authorizationCodes, accessTokens, loginSessions, , , grants, usedJwtIds] =
-      await this.prisma.$transaction([
-        this.prisma.pendingAuthorization.deleteMany({ where: { expiresAt: { lt: now } } }),
-        this.prisma.authorizationCode.deleteMany({ where: { expiresAt: { lt: before } } }),
-        this.prisma.accessToken.deleteMany({ where: { expiresAt: { lt: before } } }),
-        this.prisma.loginSession.deleteMany({ where: { expiresAt: { lt: before } } }),
-        this.prisma.refreshToken.deleteMany({ where: { grantId: { in: expiredGrants } } }),
-        this.prisma.authorizationCode.deleteMany({ where: { grantId: { in: expiredGrants } } }),
-        this.prisma.authorizationGrant.deleteMany({ where: { id: { in: expiredGrants } } }),
-        // A used jti only has to be remembered while its JWT could still be accepted.
-        this.prisma.usedJwtId.deleteMany({ where: { expiresAt: { lt: now } } }),
-      ]);
-    return {
-      pendingAuthorizations: pendingAuthorizations.count,
-      authorizationCodes: authorizationCodes.count,
-      accessTokens: accessTokens.count,
-      loginSessions: loginSessions.count,
-      grants: grants.count,
-      usedJwtIds: usedJwtIds.count,
+  async deleteExpired(now: Date, before: Date): Promise<ExpiredRowsDeleted> {
+    const deleted = {
+      pendingAuthorizations: await this.#deleteExpiredRows('pending_authorizations', now),
+      authorizationCodes: await this.#deleteExpiredRows('authorization_codes', before),
+      accessTokens: await this.#deleteExpiredRows('access_tokens', before),
+      loginSessions: await this.#deleteExpiredRows('login_sessions', before),
+      // A used jti only has to be remembered while its JWT could still be accepted.
+      usedJwtIds: await this.#deleteExpiredRows('used_jwt_ids', now),
+      grants: 0,
     };
+    for (;;) {
+      const grants = await this.findGrantsExpiredBefore(before);
+      if (grants.length === 0) return deleted;
+      const [, , gone] = await this.prisma.$transaction([
+        this.prisma.refreshToken.deleteMany({ where: { grantId: { in: grants } } }),
+        this.prisma.authorizationCode.deleteMany({ where: { grantId: { in: grants } } }),
+        this.prisma.authorizationGrant.deleteMany({ where: { id: { in: grants } } }),
+      ]);
+      deleted.grants += gone.count;
+      // A batch that deleted nothing (another instance's sweep took them) ends the loop as surely as a short one.
+      if (grants.length < EXPIRED_GRANTS_PER_BATCH || gone.count === 0) return deleted;
+    }
+  }
+
+  /** Deletes the rows of `table` that expired before `before`, a batch a statement; how many. */
+  async #deleteExpiredRows(table: ExpiringTable, before: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const count = await this.prisma.$executeRawUnsafe(
+        `DELETE FROM "${table}" WHERE ctid = ANY(ARRAY(SELECT ctid FROM "${table}" WHERE "expires_at" < $1 LIMIT ${EXPIRED_ROWS_PER_BATCH}))`,
+        before,
+      );
+      total += count;
+      if (count < EXPIRED_ROWS_PER_BATCH) return total;
+    }
   }
 
   /**

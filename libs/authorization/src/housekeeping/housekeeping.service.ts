@@ -57,9 +57,8 @@ export class HousekeepingService extends PeriodicSweep {
 
   async sweep(now = new Date()): Promise<SweepResult> {
     const before = new Date(now.getTime() - GRACE_MS);
-    const expiredGrants = await this.housekeeping.findGrantsExpiredBefore(before);
     const result = {
-      ...(await this.housekeeping.deleteExpired(now, before, expiredGrants)),
+      ...(await this.housekeeping.deleteExpired(now, before)),
       clients: await this.#sweepRegistrations(now),
       securityEvents: await this.#sweepSecurityEvents(now),
     };

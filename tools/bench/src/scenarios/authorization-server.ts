@@ -23,7 +23,7 @@ import {
   type UserAgentResponse,
 } from '@portcullis/testing';
 import { compare, own } from '../compare.js';
-import { rssMiB, type Step } from '../load.js';
+import { drive, rssMiB, summarize, type Step, type Window } from '../load.js';
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
 
@@ -255,6 +255,101 @@ export async function reauthorizationScenario(settings: Settings): Promise<Resul
     ];
   } finally {
     await peer.app.stop('SIGTERM');
+    await ours.cluster.stop();
+  }
+}
+
+/**
+ * Expired history, as an instance that has run for months holds it: `rows` expired access token records, and as many
+ * used refresh tokens under `rows / 10` grants whose absolute lifetime ended, all between their expiry and the sweep.
+ */
+async function seedHistory(
+  cluster: AuthorizationServerCluster,
+  client: TestClient,
+  user: { id: string },
+  rows: number,
+) {
+  const prisma = cluster.database.database.prisma;
+  await prisma.$executeRawUnsafe(
+    `INSERT INTO "access_tokens" ("jti", "client_id", "subject", "audience", "scopes", "expires_at")
+     SELECT 'history-' || i, $1, 'someone', 'http://localhost:4100/mcp', ARRAY['notes:read'], now() - interval '2 days'
+     FROM generate_series(1, $2::int) AS i`,
+    client.clientId,
+    rows,
+  );
+  await prisma.$executeRawUnsafe(
+    `INSERT INTO "grants" ("id", "client_id", "user_id", "resource", "scopes", "auth_time", "absolute_expires_at")
+     SELECT gen_random_uuid(), $1, $2::uuid, 'http://localhost:4100/mcp', ARRAY['notes:read'],
+            now() - interval '40 days', now() - interval '2 days'
+     FROM generate_series(1, $3::int)`,
+    client.clientId,
+    user.id,
+    Math.max(1, Math.floor(rows / 10)),
+  );
+  await prisma.$executeRawUnsafe(
+    `INSERT INTO "refresh_tokens" ("token_hash", "grant_id", "scopes", "expires_at", "consumed_at")
+     SELECT 'history-' || g."id" || '-' || i, g."id", g."scopes", g."absolute_expires_at", g."absolute_expires_at"
+     FROM "grants" AS g CROSS JOIN generate_series(1, 10) AS i
+     WHERE g."client_id" = $1 AND g."absolute_expires_at" < now()`,
+    client.clientId,
+  );
+  await prisma.$executeRawUnsafe('ANALYZE');
+}
+
+/**
+ * Refresh with rotation, ours alone: on fresh tables, then with a million expired rows in the token tables (20,000
+ * with `--quick`). The goal: within 20 % (the cost of a refresh does not grow with history).
+ */
+export async function refreshHistoryScenario(settings: Settings): Promise<ResultRow[]> {
+  const ours = await startOurs();
+  try {
+    const n = settings.connections;
+    const user = await ours.cluster.createUser();
+    const families: string[] = [];
+    const ua = new HeadlessUserAgent();
+    for (let i = 0; i < n; i++) {
+      const request = authorizationRequest(ours.cluster.issuer, ours.client);
+      const answer = await ourRedeem(
+        ours.cluster.issuer,
+        ours.client,
+        await authorize(ua, request, user, ours.client),
+        request,
+      );
+      expectOk(answer, 'our token endpoint');
+      families.push(answer.body['refresh_token'] as string);
+    }
+    const step: Step = async (worker) => {
+      const answer = await ourToken(ours.cluster.issuer, ours.client, {
+        grant_type: 'refresh_token',
+        refresh_token: own(families, worker),
+      });
+      expectOk(answer, 'our refresh');
+      families[worker] = answer.body['refresh_token'] as string;
+    };
+    const windows = async () => {
+      await drive(n, settings.warmupSeconds, step);
+      const measured: Window[] = [];
+      for (let round = 0; round < settings.rounds; round++)
+        measured.push(await drive(n, settings.seconds, step));
+      return summarize(measured);
+    };
+    const empty = await windows();
+    const rows = settings.quick ? 20_000 : 1_000_000;
+    const seeding = performance.now();
+    await seedHistory(ours.cluster, ours.client, user, rows);
+    const seededIn = (performance.now() - seeding) / 1000;
+    const history = await windows();
+    return [
+      {
+        scenario: 'refresh with history',
+        unit: 'refreshes/s',
+        ours: { ...history, rssMiB: rssMiB(ours.pid) },
+        peer: { name: 'the same on fresh tables', ...empty },
+        goal: { ratio: 0.8 },
+        setup: `${n} families; then ${rows.toLocaleString('en')} expired access token records and as many used refresh tokens under ${Math.floor(rows / 10).toLocaleString('en')} expired grants (seeded in ${seededIn.toFixed(0)} s), ${settings.rounds}x${settings.seconds}s each`,
+      },
+    ];
+  } finally {
     await ours.cluster.stop();
   }
 }

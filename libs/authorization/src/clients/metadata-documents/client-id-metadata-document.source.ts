@@ -72,11 +72,10 @@ export class ClientIdMetadataDocumentSource implements ClientSource, OnApplicati
 
   async #load(clientId: string): Promise<{ value: OAuthClient; lifetimeSeconds: number }> {
     const { json, headers } = await this.#fetch().fetch(clientId);
+    // Counted once per fetch: `ok` only for a document that is also valid (a refused one is counted by `find`).
+    const value = clientFromMetadataDocument(json, clientId, this.options.extensions.operatorGrantTypes());
     this.metrics.metadataDocumentFetched('ok');
-    return {
-      value: clientFromMetadataDocument(json, clientId, this.options.extensions.operatorGrantTypes()),
-      lifetimeSeconds: cacheLifetimeSeconds(headers, this.#limits),
-    };
+    return { value, lifetimeSeconds: cacheLifetimeSeconds(headers, this.#limits) };
   }
 
   /** The fetcher, made on first use: a server that never sees a document URL opens no agent. */
