@@ -40,6 +40,8 @@ export interface ResultRow {
   readonly memory?: {
     readonly idleMiB: number;
     readonly afterMiB: number;
+    /** After as many requests again (a leak keeps growing; a heap at its working size does not). */
+    readonly afterAgainMiB?: number;
     readonly requests: number;
     readonly seconds: number;
   };
@@ -76,7 +78,15 @@ function formatMemory(row: ResultRow, memory: NonNullable<ResultRow['memory']>):
   if (row.goal?.idleMiB !== undefined) goals.push(`idle <= ${row.goal.idleMiB} MiB`);
   if (row.goal?.growth !== undefined) goals.push(`growth <= ${Math.round(row.goal.growth * 100)}%`);
   const goal = goals.length > 0 ? `; goal ${goals.join(', ')}: ${meetsGoal(row) ? 'met' : 'missed'}` : '';
-  return `${row.scenario}: idle ${Math.round(memory.idleMiB)} MiB, after ${memory.requests} requests ${Math.round(memory.afterMiB)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)}%)${goal} [${row.setup}]`;
+  const again =
+    memory.afterAgainMiB === undefined
+      ? ''
+      : `, after as many again ${Math.round(memory.afterAgainMiB)} MiB (${percent(memory.afterAgainMiB / memory.afterMiB - 1)})`;
+  return `${row.scenario}: idle ${Math.round(memory.idleMiB)} MiB, after ${memory.requests} requests ${Math.round(memory.afterMiB)} MiB (${percent(growth)})${again}${goal} [${row.setup}]`;
+}
+
+function percent(fraction: number): string {
+  return `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(1)}%`;
 }
 
 /** One line per row: ours, the peer, the ratio, latencies, RSS, and the goal met or missed. */

@@ -77,11 +77,13 @@ interface Measured {
   readonly app: string;
   readonly idle: number;
   readonly after: number;
+  /** After as many requests again: what a leak would show as growth and a heap at its working size would not. */
+  readonly afterAgain: number;
   readonly requests: number;
   readonly seconds: number;
 }
 
-/** Boots `start`, lets it settle, reads its RSS, runs the mix, lets it settle, reads it again. */
+/** Lets the booted app settle, reads its RSS, runs the mix, lets it settle, reads it; runs it again and reads it. */
 async function measure(
   app: string,
   instance: Instance,
@@ -94,15 +96,20 @@ async function measure(
   await settle();
   const idle = rssMiB(pid) ?? NaN;
   const pool = new Pool(instance.url, { connections });
-  const started = performance.now();
+  let seconds = 0;
+  let after = NaN;
   try {
+    const started = performance.now();
+    await run(pool, mix, total, connections);
+    seconds = (performance.now() - started) / 1000;
+    await settle();
+    after = rssMiB(pid) ?? NaN;
     await run(pool, mix, total, connections);
   } finally {
     await pool.close();
   }
-  const seconds = (performance.now() - started) / 1000;
   await settle();
-  return { app, idle, after: rssMiB(pid) ?? NaN, requests: total, seconds } satisfies Measured;
+  return { app, idle, after, afterAgain: rssMiB(pid) ?? NaN, requests: total, seconds } satisfies Measured;
 }
 
 /** The authorization server's mix: discovery, keys, refused and real refreshes (one family per worker). */
@@ -300,6 +307,7 @@ export async function memoryScenario(settings: Settings): Promise<ResultRow[]> {
       memory: {
         idleMiB: entry.idle,
         afterMiB: entry.after,
+        afterAgainMiB: entry.afterAgain,
         requests: entry.requests,
         seconds: entry.seconds,
       },
