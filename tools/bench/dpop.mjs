@@ -14,7 +14,6 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,37 +66,10 @@ function freePort() {
   });
 }
 
-/** An issuer the protected server trusts: metadata and JWK set on loopback, and a signer for access tokens. */
+/** An issuer the protected server trusts (tools/bench/src/servers/token-issuer.ts, built with the bench). */
 async function startIssuer() {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const kid = randomUUID();
-  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
-  let issuer = '';
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://x').pathname;
-    const body =
-      path === '/.well-known/oauth-authorization-server'
-        ? { issuer, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'] }
-        : path === '/jwks'
-          ? { keys: [jwk] }
-          : undefined;
-    response
-      .writeHead(body ? 200 : 404, { 'content-type': 'application/json' })
-      .end(JSON.stringify(body ?? {}));
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${server.address().port}`;
-  return {
-    issuer,
-    mint: (claims) =>
-      new SignJWT({ client_id: 'bench', sub: 'bench-user', jti: randomUUID(), ...claims })
-        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
-        .setIssuer(issuer)
-        .setIssuedAt()
-        .setExpirationTime('1h')
-        .sign(privateKey),
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
+  const { startTokenIssuer } = await import(new URL('./dist/servers/token-issuer.js', import.meta.url).href);
+  return startTokenIssuer();
 }
 
 async function startProtectedServer({ issuer, databaseUrl, redisUrl }) {

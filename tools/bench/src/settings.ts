@@ -14,7 +14,7 @@ export function settingsFor(quick: boolean, overrides: Partial<Settings> = {}): 
   return {
     quick,
     connections: quick ? 4 : 20,
-    seconds: quick ? 2 : 10,
+    seconds: quick ? 1.5 : 10,
     rounds: quick ? 1 : 3,
     warmupSeconds: quick ? 0.5 : 2,
     ...overrides,

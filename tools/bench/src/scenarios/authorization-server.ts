@@ -142,24 +142,40 @@ export function expectOk(answer: { status: number; body: Record<string, unknown>
     throw new Error(`${what} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
 }
 
+/**
+ * `count` token responses of our server for `client` and `user`, each from a code flow of its own through the real
+ * pages in one browser (a refresh token family each).
+ */
+export async function ourTokenSets(
+  cluster: AuthorizationServerCluster,
+  client: TestClient,
+  user: { username: string; password: string },
+  count: number,
+): Promise<Record<string, unknown>[]> {
+  const ua = new HeadlessUserAgent();
+  const sets: Record<string, unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const request = authorizationRequest(cluster.issuer, client);
+    const answer = await ourRedeem(
+      cluster.issuer,
+      client,
+      await authorize(ua, request, user, client),
+      request,
+    );
+    expectOk(answer, 'our token endpoint');
+    sets.push(answer.body);
+  }
+  return sets;
+}
+
 export async function refreshScenario(settings: Settings): Promise<ResultRow[]> {
   const ours = await startOurs();
   const peer = await startPeer();
   try {
     const n = settings.connections;
-    const ourTokens: string[] = [];
-    const ua = new HeadlessUserAgent();
-    for (let i = 0; i < n; i++) {
-      const request = authorizationRequest(ours.cluster.issuer, ours.client);
-      const answer = await ourRedeem(
-        ours.cluster.issuer,
-        ours.client,
-        await authorize(ua, request, ours.user, ours.client),
-        request,
-      );
-      expectOk(answer, 'our token endpoint');
-      ourTokens.push(answer.body['refresh_token'] as string);
-    }
+    const ourTokens = (await ourTokenSets(ours.cluster, ours.client, ours.user, n)).map(
+      (set) => set['refresh_token'] as string,
+    );
     const peerTokens: string[] = [];
     const peerUa = new HeadlessUserAgent();
     for (let i = 0; i < n; i++) {
@@ -305,19 +321,9 @@ export async function refreshHistoryScenario(settings: Settings): Promise<Result
   try {
     const n = settings.connections;
     const user = await ours.cluster.createUser();
-    const families: string[] = [];
-    const ua = new HeadlessUserAgent();
-    for (let i = 0; i < n; i++) {
-      const request = authorizationRequest(ours.cluster.issuer, ours.client);
-      const answer = await ourRedeem(
-        ours.cluster.issuer,
-        ours.client,
-        await authorize(ua, request, user, ours.client),
-        request,
-      );
-      expectOk(answer, 'our token endpoint');
-      families.push(answer.body['refresh_token'] as string);
-    }
+    const families = (await ourTokenSets(ours.cluster, ours.client, user, n)).map(
+      (set) => set['refresh_token'] as string,
+    );
     const step: Step = async (worker) => {
       const answer = await ourToken(ours.cluster.issuer, ours.client, {
         grant_type: 'refresh_token',

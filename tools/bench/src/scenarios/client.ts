@@ -253,7 +253,7 @@ function row(
 }
 
 export async function clientScenario(settings: Settings): Promise<ResultRow[]> {
-  const rounds = settings.quick ? 3 : 10;
+  const rounds = settings.quick ? 2 : 10;
   const stack = await startStack();
   const dirs: string[] = [];
   try {

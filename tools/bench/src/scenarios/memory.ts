@@ -1,15 +1,12 @@
 /**
- * Memory: the resident set of each app idle after boot, and again after a run of requests (100,000 each; 3,000 with
- * `--quick`) that exercise what the app keeps state for (tokens and their cache, refresh rotation, metadata, refused
- * requests). Each app runs as in production (metrics on, log level warn) on a PostgreSQL database of its own.
+ * Memory: the resident set of each app idle after boot, after a run of requests (100,000; 1,500 with `--quick`) that
+ * exercise what the app keeps state for (tokens and their cache, refresh rotation, metadata, refused requests), and
+ * after as many again. Each app runs as in production (metrics on, log level warn) on a PostgreSQL database of its own.
  */
 import { randomBytes } from 'node:crypto';
 import { ClientRepository, hashClientSecret } from '@portcullis/authorization';
 import {
-  authorize,
-  authorizationRequest,
   freePort,
-  HeadlessUserAgent,
   PROTECTED_SERVER_MAIN,
   PROXY_MAIN,
   RESOURCE,
@@ -26,7 +23,7 @@ import { own } from '../compare.js';
 import { rssMiB } from '../load.js';
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
-import { expectOk, ourRedeem } from './authorization-server.js';
+import { ourTokenSets } from './authorization-server.js';
 
 /** One request of an app's mix; throws when the answer is not the expected one. */
 type Request = (pool: Pool, worker: number) => Promise<void>;
@@ -116,33 +113,11 @@ async function measure(
 async function authorizationServerMix(cluster: AuthorizationServerCluster, connections: number) {
   const client = await cluster.createClient({ confidential: true });
   const user = await cluster.createUser();
-  const families: string[] = [];
-  const ua = new HeadlessUserAgent();
-  for (let i = 0; i < connections; i++) {
-    const request = authorizationRequest(cluster.issuer, client);
-    const answer = await ourRedeem(
-      cluster.issuer,
-      client,
-      await authorize(ua, request, user, client),
-      request,
-    );
-    expectOk(answer, 'our token endpoint');
-    families.push(answer.body['refresh_token'] as string);
-  }
-  const metadata = (await (
-    await fetch(`${cluster.issuer}/.well-known/oauth-authorization-server`)
-  ).json()) as {
-    jwks_uri: string;
-  };
-  const jwksPath = new URL(metadata.jwks_uri).pathname;
+  const families = (await ourTokenSets(cluster, client, user, connections)).map(
+    (set) => set['refresh_token'] as string,
+  );
   const mix: Request[] = [
-    async (pool) =>
-      void (await expectStatus(
-        pool,
-        { method: 'GET', path: '/.well-known/oauth-authorization-server' },
-        200,
-      )),
-    async (pool) => void (await expectStatus(pool, { method: 'GET', path: jwksPath }, 200)),
+    ...(await discoveryRequests(cluster.issuer)),
     async (pool) =>
       void (await expectStatus(
         pool,
@@ -175,19 +150,9 @@ async function protectedServerMix(
 ): Promise<Request[]> {
   const client = await cluster.createClient({ confidential: true });
   const user = await cluster.createUser();
-  const tokens: string[] = [];
-  const ua = new HeadlessUserAgent();
-  for (let i = 0; i < Math.max(10, connections * 2); i++) {
-    const request = authorizationRequest(cluster.issuer, client);
-    const answer = await ourRedeem(
-      cluster.issuer,
-      client,
-      await authorize(ua, request, user, client),
-      request,
-    );
-    expectOk(answer, 'our token endpoint');
-    tokens.push(answer.body['access_token'] as string);
-  }
+  const tokens = (await ourTokenSets(cluster, client, user, Math.max(10, connections * 2))).map(
+    (set) => set['access_token'] as string,
+  );
   let next = 0;
   const notes: Request = async (pool) => {
     const token = tokens[next++ % tokens.length] as string;
@@ -211,8 +176,8 @@ async function protectedServerMix(
   ];
 }
 
-/** The proxy's mix: its discovery, its keys, and a token request from a client it does not know. */
-async function proxyMix(issuer: string): Promise<Request[]> {
+/** GETs of an authorization server's RFC 8414 metadata and of its JWK set (at its `jwks_uri`). */
+async function discoveryRequests(issuer: string): Promise<Request[]> {
   const metadata = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as {
     jwks_uri: string;
   };
@@ -225,6 +190,13 @@ async function proxyMix(issuer: string): Promise<Request[]> {
         200,
       )),
     async (pool) => void (await expectStatus(pool, { method: 'GET', path: jwksPath }, 200)),
+  ];
+}
+
+/** The proxy's mix: its discovery, its keys, and a token request from a client it does not know. */
+async function proxyMix(issuer: string): Promise<Request[]> {
+  return [
+    ...(await discoveryRequests(issuer)),
     async (pool) =>
       void (await expectStatus(
         pool,
@@ -239,7 +211,7 @@ async function proxyMix(issuer: string): Promise<Request[]> {
 }
 
 export async function memoryScenario(settings: Settings): Promise<ResultRow[]> {
-  const total = settings.quick ? 3_000 : 100_000;
+  const total = settings.quick ? 1_500 : 100_000;
   const connections = settings.connections;
   const production = () => ({ NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url') });
   const databases: TestDatabase[] = [];

@@ -232,7 +232,7 @@ export async function coldValidationScenario(settings: Settings): Promise<Result
     const jose = await joseVerifyRate(
       issuer,
       resource,
-      await mintMany(issuer, resource, settings.quick ? 5_000 : 30_000),
+      await mintMany(issuer, resource, settings.quick ? 3_000 : 30_000),
       settings.connections,
     );
     return [
