@@ -168,6 +168,18 @@ export async function ourTokenSets(
   return sets;
 }
 
+/** A worker's refresh at our token endpoint: its family's token is presented and replaced by the rotated one. */
+function ourRefreshStep(cluster: AuthorizationServerCluster, client: TestClient, families: string[]): Step {
+  return async (worker) => {
+    const answer = await ourToken(cluster.issuer, client, {
+      grant_type: 'refresh_token',
+      refresh_token: own(families, worker),
+    });
+    expectOk(answer, 'our refresh');
+    families[worker] = answer.body['refresh_token'] as string;
+  };
+}
+
 export async function refreshScenario(settings: Settings): Promise<ResultRow[]> {
   const ours = await startOurs();
   const peer = await startPeer();
@@ -186,14 +198,7 @@ export async function refreshScenario(settings: Settings): Promise<ResultRow[]> 
       if (typeof token !== 'string') throw new Error('oidc-provider issued no refresh token');
       peerTokens.push(token);
     }
-    const ourStep: Step = async (worker) => {
-      const answer = await ourToken(ours.cluster.issuer, ours.client, {
-        grant_type: 'refresh_token',
-        refresh_token: own(ourTokens, worker),
-      });
-      expectOk(answer, 'our refresh');
-      ourTokens[worker] = answer.body['refresh_token'] as string;
-    };
+    const ourStep = ourRefreshStep(ours.cluster, ours.client, ourTokens);
     const peerStep: Step = async (worker) => {
       const answer = await peerToken(peer.url, {
         grant_type: 'refresh_token',
@@ -324,14 +329,7 @@ export async function refreshHistoryScenario(settings: Settings): Promise<Result
     const families = (await ourTokenSets(ours.cluster, ours.client, user, n)).map(
       (set) => set['refresh_token'] as string,
     );
-    const step: Step = async (worker) => {
-      const answer = await ourToken(ours.cluster.issuer, ours.client, {
-        grant_type: 'refresh_token',
-        refresh_token: own(families, worker),
-      });
-      expectOk(answer, 'our refresh');
-      families[worker] = answer.body['refresh_token'] as string;
-    };
+    const step = ourRefreshStep(ours.cluster, ours.client, families);
     const windows = async () => {
       await drive(n, settings.warmupSeconds, step);
       const measured: Window[] = [];
