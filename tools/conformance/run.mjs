@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 // Runs the public MCP conformance suite's client authorization scenarios against `portcullis conformance`:
 //   1. `client --suite auth --spec-version 2026-07-28`
-//   2. `client --suite auth --spec-version 2025-06-18`
-//   3. `client --requirements 2026-07-28` (every client scenario the revision requires, frozen at its release)
-//   4. `client --scenario auth/client-credentials-basic --spec-version 2026-07-28 --force` (the client credentials
+//   2. `client --suite auth --spec-version 2025-11-25`
+//   3. `client --suite auth --spec-version 2025-06-18`
+//   4. `client --requirements 2026-07-28` (every client scenario the revision requires, frozen at its release)
+//   5. `client --scenario auth/client-credentials-basic --spec-version 2026-07-28 --force` (the client credentials
 //      extension, MCP SEP-1046)
-//   5. `client --scenario auth/client-credentials-jwt --spec-version 2026-07-28 --force` (the same extension with
+//   6. `client --scenario auth/client-credentials-jwt --spec-version 2026-07-28 --force` (the same extension with
 //      private_key_jwt client authentication, RFC 7523 2.2)
-//   6. `client --scenario auth/enterprise-managed-authorization --spec-version 2026-07-28 --force` (the
+//   7. `client --scenario auth/enterprise-managed-authorization --spec-version 2026-07-28 --force` (the
 //      enterprise-managed authorization extension, MCP SEP-990: token exchange at an IdP, then the jwt-bearer grant)
-//   7. `client --scenario auth/wif-jwt-bearer --spec-version 2026-07-28 --force` (workload identity federation,
+//   8. `client --scenario auth/wif-jwt-bearer --spec-version 2026-07-28 --force` (workload identity federation,
 //      MCP SEP-1933: the workload JWT with the jwt-bearer grant, no registration)
-//   8. `client --scenario auth/dpop --spec-version 2026-07-28 --force` and 9. the same with `auth/dpop-nonce` (DPoP,
+//   9. `client --scenario auth/dpop --spec-version 2026-07-28 --force` and 10. the same with `auth/dpop-nonce` (DPoP,
 //      MCP SEP-1932 / RFC 9449: a proof at the token request, `Authorization: DPoP` and a fresh proof per MCP
 //      request; the second with the servers' nonces)
 // and prints scenarios passed / failed per run. Exit code 1 when an authorization scenario fails (with --strict:
@@ -40,6 +41,15 @@ const RUNS = [
     title: 'auth suite at 2026-07-28',
     args: ['--suite', 'auth', '--spec-version', '2026-07-28'],
     specVersion: '2026-07-28',
+    strictWarnings: true,
+  },
+  {
+    // The suite's scenarios up to 2025-11-25 (metadata discovery variants, client ID metadata documents, the scope
+    // challenge and step-up, pre-registration, token endpoint authentication), with the protocol version 2025-11-25.
+    id: 'auth-2025-11-25',
+    title: 'auth suite at 2025-11-25',
+    args: ['--suite', 'auth', '--spec-version', '2025-11-25'],
+    specVersion: '2025-11-25',
     strictWarnings: true,
   },
   {

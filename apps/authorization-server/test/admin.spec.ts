@@ -379,28 +379,46 @@ describe('portcullis-admin users and keys', () => {
     expect((await run({}, 'users', 'set-password', 'nobody')).code).toBe(1);
   });
 
-  it('rotates signing keys and lists them, the retired one with when it leaves jwks_uri', async () => {
+  it('stages a rotated key, says when it signs, and lists each key with when it signs and leaves jwks_uri', async () => {
     const env = { ACCESS_TOKEN_TTL: '600', ID_TOKEN_TTL: '300', SIGNING_KEY_RELOAD_INTERVAL: '30' };
     expect((await run(env, 'keys', 'list')).out).toContain('no signing keys');
+    // The first key signs at once: no resource server can hold a key set without it.
     const first = JSON.parse((await run(env, 'keys', 'rotate', '--json')).out) as {
       kid: string;
+      immediate: boolean;
       retired: unknown[];
     };
-    expect(first.retired).toEqual([]);
+    expect(first).toMatchObject({ immediate: true, retired: [] });
+
+    const rotatedAt = Date.now();
     const second = await run(env, 'keys', 'rotate');
     expect(second.code).toBe(0);
-    expect(second.out).toMatch(/^new signing key \S+; running servers sign with it within 30 s/);
-    expect(second.out).toContain(`retired ${first.kid}: published until`);
+    // Default delay: the key set's max-age (300 s) + one reload interval (30 s) + resource servers' cooldown (30 s).
+    const announced = /^new signing key (\S+), published now; it signs from (\S+) \(in 360 s\)/.exec(
+      second.out,
+    );
+    expect(announced).not.toBeNull();
+    expect(Date.parse(announced![2]!) - rotatedAt).toBeGreaterThanOrEqual(359_000);
+    expect(second.out).toContain(`${first.kid} signs until ${announced![2]}, published until`);
 
     const listed = JSON.parse((await run(env, 'keys', 'list', '--json')).out) as Record<string, unknown>[];
-    expect(listed.map((key) => key['status'])).toEqual(['signing', 'retired']);
-    const retired = listed[1]!;
-    expect(retired['kid']).toBe(first.kid);
-    // Published for the longest token lifetime plus one reload interval after retirement.
-    expect(
-      Date.parse(retired['published_until'] as string) - Date.parse(retired['retired_at'] as string),
-    ).toBe(630_000);
-    expect((await run(env, 'keys', 'list')).out).toContain('UNSEALED');
+    expect(listed.map((key) => key['status'])).toEqual(['staged', 'signing']);
+    const [staged, signing] = listed as [Record<string, string>, Record<string, string>];
+    expect(staged['kid']).toBe(announced![1]);
+    expect(staged['activates_at']).toBe(announced![2]);
+    // The signing key stops at the staged key's activation, and is published for the longest token lifetime plus
+    // one reload interval after that.
+    expect(signing['retired_at']).toBe(staged['activates_at']);
+    expect(Date.parse(signing['published_until']!) - Date.parse(signing['retired_at']!)).toBe(630_000);
+    expect((await run(env, 'keys', 'list')).out).toMatch(/staged, signs from .*\n.*signing until .*UNSEALED/);
+
+    // An emergency rotation replaces both: the staged key never signs.
+    const now = JSON.parse((await run(env, 'keys', 'rotate', '--now', '--json')).out) as {
+      immediate: boolean;
+    };
+    expect(now.immediate).toBe(true);
+    const after = JSON.parse((await run(env, 'keys', 'list', '--json')).out) as Record<string, unknown>[];
+    expect(after.map((key) => key['status'])).toEqual(['signing', 'retired', 'retired']);
   });
 
   it('refuses to rotate with a KEY_ENCRYPTION_KEY that cannot open the current key, changing nothing', async () => {

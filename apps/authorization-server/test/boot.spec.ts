@@ -1,11 +1,23 @@
-import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { REVISIONS, type RevisionId } from '@portcullis/revisions';
 import { expectBootedApp, startApp, type TestApp } from '@portcullis/testing';
 import { AppModule } from '../src/app.module.js';
 
-describe('the authorization-server', () => {
+/**
+ * What the metadata says differently per revision: client ID metadata documents are advertised by default from
+ * 2025-11-25 on (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#discovery). Typed by
+ * revision, so a new revision cannot be accepted without a row here.
+ */
+const ADVERTISES_METADATA_DOCUMENTS: Record<RevisionId, boolean> = {
+  '2025-06-18': false,
+  '2025-11-25': true,
+  '2026-07-28': true,
+};
+
+describe.each(REVISIONS)('the authorization-server under SPEC_REVISION=%s', (revision) => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startApp(AppModule);
+    app = await startApp(AppModule, { env: { SPEC_REVISION: revision } });
   });
   afterAll(async () => {
     await app?.close();
@@ -13,5 +25,23 @@ describe('the authorization-server', () => {
 
   it('is alive and ready once its database is migrated, and echoes sane request ids', async () => {
     await expectBootedApp(app);
+  });
+
+  it('serves its metadata, with client ID metadata documents as the revision has them', async () => {
+    const response = await fetch(`${app.url}/.well-known/oauth-authorization-server`);
+    expect(response.status).toBe(200);
+    const metadata = (await response.json()) as Record<string, unknown>;
+    expect(metadata['issuer']).toBe('http://localhost:4000');
+    expect(metadata['client_id_metadata_document_supported']).toBe(
+      ADVERTISES_METADATA_DOCUMENTS[revision] ? true : undefined,
+    );
+  });
+});
+
+describe('the authorization-server configuration', () => {
+  it('refuses an SPEC_REVISION that is not a known revision, naming the known ones', () => {
+    expect(() => AppModule.configure({ SPEC_REVISION: '2025-03-26' })).toThrow(
+      `SPEC_REVISION must be one of ${REVISIONS.join(', ')}`,
+    );
   });
 });

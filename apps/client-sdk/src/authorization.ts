@@ -99,7 +99,7 @@ export function authorizedFetchFor(input: {
     ...(grantStrategy !== undefined && fallback === 'error'
       ? {}
       : { userAgent: input.userAgent ?? userAgentFor(options, input.output) }),
-    // Always composed: DPoP (MCP SEP-1932) with servers that offer it, unless `--no-dpop`.
+    // Always composed: DPoP (MCP SEP-1932) for servers that accept it, unless `--no-dpop`.
     extensions: cliExtensions(options.idJagClient, options.workloadToken, options.dpop),
     proofOfPossession: options.dpop,
     ...(grantStrategy === undefined ? {} : { grantStrategy, grantStrategyFallback: fallback }),

@@ -19,8 +19,8 @@ import { dpopExtension } from '@portcullis/extension-dpop';
 import { ExtensionRegistry } from '@portcullis/extensions';
 
 /**
- * `io.modelcontextprotocol/dpop` (MCP SEP-1932, RFC 9449), its client side only: DPoP with every authorization server
- * that offers it, unless `--no-dpop`.
+ * `io.modelcontextprotocol/dpop` (MCP SEP-1932, RFC 9449), its client side only: DPoP for every server that accepts
+ * it, with every authorization server that offers it, unless `--no-dpop`.
  */
 const DPOP_CLIENT = dpopExtension({ authorizationServer: false, resourceServer: false });
 

@@ -44,8 +44,8 @@ export interface GlobalOptions {
   /** Where the workload identity strategy reads the workload JWT from: `--workload-token`, or the conformance context. */
   readonly workloadToken?: WorkloadIdentityStrategyOptions | undefined;
   /**
-   * DPoP (RFC 9449, MCP SEP-1932) with authorization servers that offer it; `--no-dpop` turns it off (Bearer tokens
-   * only).
+   * DPoP (RFC 9449, MCP SEP-1932) for servers that accept it, with authorization servers that offer it; `--no-dpop`
+   * turns it off (Bearer tokens only).
    */
   readonly dpop: boolean;
   /** doctor: `--token <t>`, the access token to check the server with. */
@@ -54,6 +54,8 @@ export interface GlobalOptions {
   readonly wrongAudienceToken: string | undefined;
   /** doctor: `--step-up-tool <name>`, a tool the token may not call, for the 403 `insufficient_scope` check. */
   readonly stepUpTool: string | undefined;
+  /** doctor: `--origin <origin>`, the web origin of the browser clients the server serves, for the CORS check. */
+  readonly origin: string | undefined;
   /** doctor: `--json`, the report as JSON. */
   readonly json: boolean;
   readonly headless: boolean;
@@ -88,7 +90,7 @@ Commands:
                                          MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT)
 
 Options:
-  --revision <id>             authorization rules to follow: ${REVISIONS.join(' or ')} (default: latest)
+  --revision <id>             authorization rules to follow: ${REVISIONS.join(', ')} (default: latest)
   --client-id <id>            a client ID registered with the authorization server
   --client-secret <secret>    its secret, for a confidential client
   --issuer <url>              the authorization server the client ID belongs to (default: the server's first)
@@ -113,13 +115,16 @@ Options:
                               from this file, read again for every request, with the jwt-bearer grant
                               (RFC 7523), as --client-id (the client the server's trust rule names; no
                               secret); no user, no browser, and a refusal is final (no other grant is tried)
-  --no-dpop                   do not use DPoP (RFC 9449): by default, where the authorization server offers it,
+  --no-dpop                   do not use DPoP (RFC 9449): by default, for a server that accepts it (its resource
+                              metadata or its 401 challenge says so) where the authorization server offers it,
                               tokens are bound to a key made for the authorization (kept encrypted in the
                               store with them) and every request carries a proof of it; with this, Bearer only
   --token <token>             doctor: the access token to check with (default: the one stored by login)
   --wrong-audience-token <t>  doctor: a token issued for another resource; the server must refuse it
   --step-up-tool <name>       doctor: a tool the token's scope does not allow; calling it must get 403
                               insufficient_scope (a correct server refuses before the tool runs)
+  --origin <origin>           doctor: the web origin of browser clients the server serves, for the CORS
+                              check (default http://localhost:6274, the MCP Inspector's)
   --json                      doctor: print the report as JSON
   --headless                  do not open a browser: follow the authorization redirect without a person
   --redirect-uri <uri>        the redirect URI to use with --headless (default http://127.0.0.1/callback)
@@ -160,6 +165,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         token: { type: 'string' },
         'wrong-audience-token': { type: 'string' },
         'step-up-tool': { type: 'string' },
+        origin: { type: 'string' },
         json: { type: 'boolean', default: false },
         headless: { type: 'boolean', default: false },
         'redirect-uri': { type: 'string' },
@@ -219,6 +225,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       token: values.token,
       wrongAudienceToken: values['wrong-audience-token'],
       stepUpTool: values['step-up-tool'],
+      origin: values.origin,
       json: values.json,
       headless: values.headless,
       redirectUri: values['redirect-uri'],
@@ -293,5 +300,19 @@ export function serverUrlArgument(positionals: readonly string[], command: strin
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(`the server URL must be http(s): ${value}`);
+  return value;
+}
+
+/** `--origin`: a web origin (`scheme://host[:port]`, nothing after), as a browser sends it in `Origin`. */
+export function originOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let origin: string | undefined;
+  try {
+    origin = new URL(value).origin;
+  } catch {
+    origin = undefined;
+  }
+  if (origin === undefined || origin === 'null' || origin !== value)
+    throw new UsageError(`--origin must be a web origin such as https://app.example.com, not "${value}"`);
   return value;
 }

@@ -34,6 +34,8 @@ const HINTS: Partial<Record<PortcullisErrorCode, string>> = {
   token_store_failed: 'Check the store file and PORTCULLIS_TOKEN_KEY, or pass --store to use another file.',
   resource_metadata_unavailable: 'Check the server URL and that the server is running.',
   metadata_unavailable: 'Check that the authorization server is running and reachable.',
+  proof_of_possession_required:
+    'Ask the operators to accept DPoP at the server (and advertise it in its resource metadata) or to stop requiring it at the authorization server for this client.',
 };
 
 /** What a person can do when the token exchange at the enterprise IdP fails (`--id-jag`, MCP SEP-990). */

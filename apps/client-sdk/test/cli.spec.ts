@@ -81,9 +81,29 @@ describe('the portcullis command line against a real MCP server', () => {
     );
 
     expect(call.code).toBe(0);
-    expect(call.stderr).toContain('Authorization response accepted (state checked)');
+    // RFC 9207 2.4 holds under every revision: the server advertises iss, so it is checked here too.
+    expect(call.stderr).toContain('Authorization response accepted (state and iss checked)');
     expect(stack.authorizationRequests.map((request) => request.get('scope'))).toEqual([
       'notes:read notes:write',
+    ]);
+    expect(stack.registrations[0]).not.toHaveProperty('application_type');
+  });
+
+  it('under --revision 2025-11-25 takes the challenged scope and steps up to the newly challenged one, without offline_access', async () => {
+    await fresh();
+
+    const call = await runCli(
+      ['call', stack.mcpUrl, 'notes_create', '{"title":"x"}', '--headless', '--revision', '2025-11-25'],
+      env,
+    );
+
+    expect(call.code).toBe(0);
+    expect(call.stdout.trim()).toBe('created "x"');
+    // 2025-11-25 "Step-Up Authorization Flow" step 2 takes the scopes by the "Scope Selection Strategy" (the
+    // challenge's); the union with the earlier ones and the "Refresh Tokens" section come with 2026-07-28.
+    expect(stack.authorizationRequests.map((request) => request.get('scope'))).toEqual([
+      'notes:read',
+      'notes:write',
     ]);
     expect(stack.registrations[0]).not.toHaveProperty('application_type');
   });
@@ -353,7 +373,7 @@ describe('command line usage errors', () => {
     [['login', 'not a url'], 'is not a URL'],
     [
       ['login', 'http://127.0.0.1:1/mcp', '--revision', '2024-01-01'],
-      '--revision must be one of 2025-06-18, 2026-07-28',
+      '--revision must be one of 2025-06-18, 2025-11-25, 2026-07-28',
     ],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['login', 'http://127.0.0.1:1/mcp', '--client-secret', 'x'], '--client-secret needs --client-id'],

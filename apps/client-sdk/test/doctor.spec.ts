@@ -1,142 +1,14 @@
 // `portcullis doctor` against a stub MCP server that gets one thing wrong at a time: each planted fault is reported
-// by its own check, and a server that gets everything right passes. The real protected server is checked end to end
-// in tools/e2e/test/doctor.spec.ts.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// by its own check, and a server that gets everything right passes. The checks of what operators most often get
+// wrong, and a 2026-07-28-only server, are in doctor-operator-faults.spec.ts; the real protected server is checked
+// end to end in tools/e2e/test/doctor.spec.ts.
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { diagnose, type DoctorReport } from '@portcullis/client';
+import { GOOD, OTHER_AUDIENCE, startDoctorStub, type DoctorStub, type Fault } from './support/doctor-stub.js';
 import { runCli } from './support/run-cli.js';
 
-type Fault =
-  | 'no-prm'
-  | 'wrong-resource'
-  | 'no-scope'
-  | 'query-token'
-  | 'no-s256'
-  | 'audience-unchecked'
-  | 'broken-openid-configuration'
-  | 'origin-metadata-at-root';
-
-const GOOD = 'good-token';
-const OTHER_AUDIENCE = 'token-for-another-resource';
-
-/** A stub MCP server and its authorization server's metadata on one origin, with `faults` planted. */
-async function startStub(faults: readonly Fault[] = []): Promise<{ url: string; close(): Promise<void> }> {
-  let origin = '';
-  const has = (fault: Fault) => faults.includes(fault);
-  const json = (
-    response: ServerResponse,
-    status: number,
-    body: unknown,
-    headers: Record<string, string> = {},
-  ) => {
-    response.writeHead(status, { 'content-type': 'application/json', ...headers });
-    response.end(JSON.stringify(body));
-  };
-  const challenge = (extra: string) =>
-    [
-      'Bearer realm="mcp"',
-      ...(has('no-prm')
-        ? []
-        : has('origin-metadata-at-root')
-          ? [`resource_metadata="${origin}/.well-known/oauth-protected-resource"`]
-          : [`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`]),
-      ...(has('no-scope') ? [] : ['scope="notes:read"']),
-      ...(extra ? [extra] : []),
-    ].join(', ');
-  const handle = (request: IncomingMessage, response: ServerResponse, body: string) => {
-    const url = new URL(request.url ?? '/', origin);
-    if (
-      request.method === 'GET' &&
-      url.pathname === '/.well-known/oauth-protected-resource/mcp' &&
-      !has('no-prm')
-    ) {
-      return json(response, 200, {
-        resource: has('wrong-resource') ? 'https://other.example/mcp' : `${origin}/mcp`,
-        authorization_servers: [origin],
-        scopes_supported: ['notes:read', 'notes:write'],
-      });
-    }
-    if (
-      request.method === 'GET' &&
-      url.pathname === '/.well-known/oauth-protected-resource' &&
-      has('origin-metadata-at-root')
-    ) {
-      // The origin's metadata, where the challenge sends clients for the MCP endpoint's.
-      return json(response, 200, { resource: origin, authorization_servers: [origin] });
-    }
-    if (
-      request.method === 'GET' &&
-      url.pathname === '/.well-known/openid-configuration' &&
-      has('broken-openid-configuration')
-    ) {
-      response.writeHead(502, { 'content-type': 'text/html' });
-      return response.end('<html>bad gateway</html>');
-    }
-    if (request.method === 'GET' && url.pathname === '/.well-known/oauth-authorization-server') {
-      return json(response, 200, {
-        issuer: origin,
-        authorization_endpoint: `${origin}/authorize`,
-        token_endpoint: `${origin}/token`,
-        registration_endpoint: `${origin}/register`,
-        response_types_supported: ['code'],
-        code_challenge_methods_supported: has('no-s256') ? ['plain'] : ['S256'],
-        authorization_response_iss_parameter_supported: true,
-        client_id_metadata_document_supported: true,
-      });
-    }
-    if (url.pathname !== '/mcp') return json(response, 404, { error: 'not_found' });
-    const header = request.headers.authorization ?? '';
-    const token = header.startsWith('Bearer ')
-      ? header.slice('Bearer '.length)
-      : has('query-token')
-        ? (url.searchParams.get('access_token') ?? '')
-        : '';
-    const accepted = token === GOOD || (token === OTHER_AUDIENCE && has('audience-unchecked'));
-    if (!accepted) {
-      return json(
-        response,
-        401,
-        { error: 'invalid_token' },
-        {
-          'www-authenticate': challenge(token ? 'error="invalid_token"' : ''),
-        },
-      );
-    }
-    const message = body
-      ? (JSON.parse(body) as { id?: number; method?: string; params?: { name?: string } })
-      : {};
-    if (message.method === 'tools/call' && message.params?.name === 'notes_create') {
-      return json(
-        response,
-        403,
-        { error: 'insufficient_scope' },
-        {
-          'www-authenticate': 'Bearer error="insufficient_scope", scope="notes:read notes:write"',
-        },
-      );
-    }
-    return json(response, 200, { jsonrpc: '2.0', id: message.id ?? null, result: {} });
-  };
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    request.on('end', () => handle(request, response, body));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: `${origin}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('portcullis doctor against a stub server with planted faults', () => {
-  let stub: Awaited<ReturnType<typeof startStub>> | undefined;
+  let stub: DoctorStub | undefined;
   afterEach(async () => {
     await stub?.close();
     stub = undefined;
@@ -144,7 +16,7 @@ describe('portcullis doctor against a stub server with planted faults', () => {
 
   /** Runs the doctor with every token check, as JSON; the exit code and each check's status by id. */
   async function doctor(faults: readonly Fault[]) {
-    stub = await startStub(faults);
+    stub = await startDoctorStub(faults);
     const args = ['doctor', stub.url, '--token', GOOD, '--wrong-audience-token', OTHER_AUDIENCE];
     const result = await runCli([...args, '--step-up-tool', 'notes_create', '--json'], {
       PORTCULLIS_HOME: '/nonexistent',
@@ -165,13 +37,17 @@ describe('portcullis doctor against a stub server with planted faults', () => {
       'challenge.resource_metadata',
       'challenge.scope',
       'prm.path-aware',
+      'as.issuer_identical',
       'as.pkce',
       'as.iss',
+      'as.cimd_none',
+      'scopes.offline_access',
       'token.accepted',
       'token.query',
       'token.body',
       'token.audience',
       'token.insufficient_scope',
+      'cors.www_authenticate',
     ]) {
       expect({ id, status: status(id) }).toEqual({ id, status: ['pass'] });
     }
@@ -183,7 +59,7 @@ describe('portcullis doctor against a stub server with planted faults', () => {
     );
     expect(text.stdout).toMatch(/^SKIP {2}token\.audience /m);
     expect(text.stdout.trimEnd().split('\n').at(-1)).toMatch(
-      /: \d+ passed, 0 warnings, 0 failed, 4 skipped$/,
+      /: \d+ passed, 0 warnings, 0 failed, 6 skipped$/,
     );
     expect(text.stdout + text.stderr).not.toContain(GOOD);
   });
@@ -249,7 +125,7 @@ describe('portcullis doctor against a stub server with planted faults', () => {
   });
 
   it('never sends the token anywhere but the Authorization header', async () => {
-    stub = await startStub(['query-token']);
+    stub = await startDoctorStub(['query-token']);
     const seen: string[] = [];
     const recording = async (input: string | URL | Request, init?: RequestInit) => {
       const headers = new Headers(init?.headers);
@@ -267,7 +143,7 @@ describe('portcullis doctor against a stub server with planted faults', () => {
   });
 
   it('fails a server that does not answer, without throwing', async () => {
-    stub = await startStub();
+    stub = await startDoctorStub();
     const url = stub.url;
     await stub.close();
     stub = undefined;

@@ -1,6 +1,7 @@
 import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
 import { EndpointUrlSchema } from '@portcullis/metadata';
 import { canonicalizeResourceUri, issuerIdentifierProblem } from '@portcullis/protocol';
+import { webOriginProblem } from '@portcullis/resource-server';
 import { LATEST_REVISION, REVISIONS } from '@portcullis/revisions';
 import { z } from 'zod';
 import { SharedReplayStore } from './dpop/shared-replay.store.js';
@@ -60,6 +61,28 @@ export const envSchema = baseEnvSchema({ port: 4100 })
           }
         }),
     ),
+    /**
+     * Comma-separated web origins whose pages may call the server from a browser (CORS, and the MCP transport's
+     * Origin check). Unset: every loopback origin in development, none in production.
+     */
+    CORS_ORIGINS: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .transform((value) =>
+          value
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean),
+        )
+        .superRefine((origins, context) => {
+          for (const origin of origins) {
+            const problem = webOriginProblem(origin);
+            if (problem) context.addIssue({ code: 'custom', message: `${origin} ${problem}` });
+          }
+        })
+        .optional(),
+    ),
     /** The MCP authorization revision whose resource-server behaviour applies. */
     SPEC_REVISION: z.preprocess(
       unsetIfEmpty,
@@ -83,6 +106,30 @@ export const envSchema = baseEnvSchema({ port: 4100 })
         .int('must be a whole number of seconds')
         .min(0, 'must be from 0 to 86400 seconds')
         .max(86_400, 'must be from 0 to 86400 seconds')
+        .default(30),
+    ),
+    /** How long the authorization server's key set is used before it is fetched again, in seconds. */
+    JWKS_CACHE_TTL: z.preprocess(
+      unsetIfEmpty,
+      z.coerce
+        .number({ error: 'must be a number of seconds' })
+        .int('must be a whole number of seconds')
+        .min(1, 'must be from 1 to 86400 seconds')
+        .max(86_400, 'must be from 1 to 86400 seconds')
+        .default(600),
+    ),
+    /**
+     * After a key set fetch, how long a token naming a `kid` the set lacks is refused (`invalid_token`) without
+     * fetching again, in seconds: a flood of forged tokens costs one fetch per cooldown. Keep it shorter than the
+     * time the authorization server publishes a key before it signs with it.
+     */
+    JWKS_REFETCH_COOLDOWN: z.preprocess(
+      unsetIfEmpty,
+      z.coerce
+        .number({ error: 'must be a number of seconds' })
+        .int('must be a whole number of seconds')
+        .min(0, 'must be from 0 to 300 seconds')
+        .max(300, 'must be from 0 to 300 seconds')
         .default(30),
     ),
     /** The protected server's own client credentials for RFC 7662 introspection. */
@@ -178,6 +225,11 @@ export const envSchema = baseEnvSchema({ port: 4100 })
   })
   .transform((env) => ({
     ...env,
+    // Listed origins replace the default; without them development allows its loopback pages, production none.
+    BROWSER_ORIGINS:
+      env.CORS_ORIGINS !== undefined
+        ? { origins: env.CORS_ORIGINS }
+        : { loopback: env.NODE_ENV !== 'production' },
     DPOP_REQUIRED: env.DPOP_REQUIRED === 'true',
     DPOP_NONCE: env.DPOP_NONCE === 'on',
     DPOP_PROOF_MAX_AGE: env.DPOP_PROOF_MAX_AGE ?? 60,

@@ -15,9 +15,11 @@ export function resourceServerOptions(env: Env): ResourceServerOptions {
     revision: env.SPEC_REVISION,
     resourceName: 'Portcullis notes',
     extensions: env.EXTENSIONS,
+    browserOrigins: env.BROWSER_ORIGINS,
     tokens: {
       mode: env.TOKEN_VALIDATION,
       cacheTtlSeconds: env.TOKEN_CACHE_TTL,
+      jwks: { cacheMaxAgeMs: env.JWKS_CACHE_TTL * 1000, cooldownMs: env.JWKS_REFETCH_COOLDOWN * 1000 },
       ...(env.INTROSPECTION_CLIENT_ID && env.INTROSPECTION_CLIENT_SECRET
         ? {
             introspection: {

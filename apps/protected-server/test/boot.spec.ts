@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@portcullis/platform';
 import { expectBootedApp, startApp, type TestApp } from '@portcullis/testing';
 import { AppModule } from '../src/app.module.js';
+import { envSchema } from '../src/env.schema.js';
 
 describe('the protected-server', () => {
   let app: TestApp;
@@ -50,8 +51,25 @@ describe('the protected-server configuration', () => {
     [{ TOKEN_CACHE_TTL: '-1' }, 'TOKEN_CACHE_TTL'],
     [{ TOKEN_CACHE_TTL: '1.5' }, 'TOKEN_CACHE_TTL'],
     [{ TOKEN_CACHE_TTL: '30s' }, 'TOKEN_CACHE_TTL'],
+    [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'http://localhost:6274,*' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(refusal(env)).toContain(variable);
+  });
+
+  it('allows loopback browser origins by default in development, none in production, exactly CORS_ORIGINS when set', () => {
+    expect(envSchema.parse({}).BROWSER_ORIGINS).toEqual({ loopback: true });
+    expect(envSchema.parse({ NODE_ENV: 'production' }).BROWSER_ORIGINS).toEqual({ loopback: false });
+    expect(
+      envSchema.parse({
+        NODE_ENV: 'production',
+        CORS_ORIGINS: 'https://app.example.com, http://localhost:6274',
+      }).BROWSER_ORIGINS,
+    ).toEqual({ origins: ['https://app.example.com', 'http://localhost:6274'] });
+    expect(refusal({ CORS_ORIGINS: 'https://App.example.com' })).toContain(
+      'CORS_ORIGINS https://App.example.com must be written as the browser sends it, https://app.example.com',
+    );
   });
 
   // The authorization server refuses these as its ISSUER; its tokens would never match them here either.

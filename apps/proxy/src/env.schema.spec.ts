@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { LATEST_REVISION, REVISIONS } from '@portcullis/revisions';
 import { envSchema } from './env.schema.js';
 
 describe("the proxy's configuration", () => {
@@ -31,6 +32,19 @@ describe("the proxy's configuration", () => {
     expect(envSchema.parse({ UPSTREAM_SCOPES: 'openid  email' }).UPSTREAM_SCOPES).toEqual([
       'openid',
       'email',
+    ]);
+  });
+
+  it.each(REVISIONS)('accepts SPEC_REVISION=%s', (revision) => {
+    expect(envSchema.parse({ SPEC_REVISION: revision }).SPEC_REVISION).toBe(revision);
+  });
+
+  it('defaults SPEC_REVISION to the latest revision and refuses an unknown one, naming the known ones', () => {
+    expect(envSchema.parse({}).SPEC_REVISION).toBe(LATEST_REVISION);
+    const result = envSchema.safeParse({ SPEC_REVISION: '2025-03-26' });
+    expect(result.success).toBe(false);
+    expect(result.error!.issues).toEqual([
+      expect.objectContaining({ path: ['SPEC_REVISION'], message: `must be one of ${REVISIONS.join(', ')}` }),
     ]);
   });
 

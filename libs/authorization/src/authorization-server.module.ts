@@ -17,6 +17,7 @@ import { CLIENT_SOURCE } from './clients/client.js';
 import { ClientRepository } from './clients/client.repository.js';
 import { ClientResolver } from './clients/client-resolver.js';
 import { ClientIdMetadataDocumentSource } from './clients/metadata-documents/client-id-metadata-document.source.js';
+import { PrivateUseSchemesNotice } from './clients/private-use-schemes.notice.js';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -170,6 +171,7 @@ export class AuthorizationServerModule {
         IssuedTokens,
         MetadataService,
         PendingAuthorizations,
+        PrivateUseSchemesNotice,
         RegistrationService,
         RevocationService,
         SessionService,

@@ -6,7 +6,12 @@ export {
   type ResourceDefinition,
   type TokenLifetimes,
 } from './config/authorization-server.options.js';
-export { ResourceRegistry, SERVER_SCOPES, type RegisteredResource } from './resources/resource-registry.js';
+export {
+  CLAIM_SCOPES,
+  ResourceRegistry,
+  SERVER_SCOPES,
+  type RegisteredResource,
+} from './resources/resource-registry.js';
 export { CLIENT_SOURCE, type ClientOrigin, type ClientSource, type OAuthClient } from './clients/client.js';
 export { ClientRepository, type ClientRegistration, type NewClient } from './clients/client.repository.js';
 export { generateClientSecret, hashClientSecret, verifyClientSecret } from './clients/client-secret.js';
@@ -52,10 +57,23 @@ export {
 export { SessionService } from './sessions/session.service.js';
 export { ConsentRepository } from './consent/consent.repository.js';
 export { MetadataService } from './discovery/metadata.service.js';
-export { SigningKeysService, SIGNING_ALGORITHM, KeyDecryptionError } from './keys/signing-keys.service.js';
+export {
+  SigningKeysService,
+  SIGNING_ALGORITHM,
+  KeyDecryptionError,
+  KeyWithdrawalError,
+  type RotatedSigningKey,
+  type SigningKeyStatus,
+} from './keys/signing-keys.service.js';
+export {
+  DEFAULT_JWKS_MAX_AGE,
+  RESOURCE_SERVER_REFETCH_COOLDOWN,
+  defaultActivationDelay,
+} from './keys/signing-key-timing.js';
 export { SigningKeyRepository, type NewSigningKey } from './keys/signing-key.repository.js';
 export { open, parseKeyEncryptionKey, seal } from './keys/key-encryption.js';
-export { UserRepository } from './users/user.repository.js';
+export { UserRepository, type UserProfile } from './users/user.repository.js';
+export { identityClaims, type IdentityClaims } from './userinfo/identity-claims.js';
 export { hashPassword, verifyPassword } from './users/password-hasher.js';
 export { GrantRepository } from './tokens/grant.repository.js';
 export { TokenIssuer } from './tokens/token-issuer.service.js';

@@ -16,8 +16,11 @@
  * - Requests to other URLs pass through untouched, and so does a response from outside the resource that a
  *   redirect led to: its challenge is not the resource's.
  * - RFC 9449 and MCP SEP-1932: with a proof-of-possession extension composed (`extensions`) and not switched off
- *   (`proofOfPossession: false`), an authorization server that offers DPoP gets DPoP for the whole authorization;
- *   a DPoP-bound token goes to the resource as `Authorization: DPoP` with a fresh proof on every request
+ *   (`proofOfPossession: false`), an authorization for a resource that accepts DPoP (its metadata advertises it,
+ *   RFC 9728 Section 2, or its challenge uses the `DPoP` scheme, RFC 9449 Section 7.1) at an authorization server
+ *   that offers DPoP is DPoP throughout; any other resource gets Bearer tokens (`proof_of_possession_required` when
+ *   the authorization server insists on a proof for it). A DPoP-bound token goes to the resource as
+ *   `Authorization: DPoP` with a fresh proof on every request
  *   (`proof/proof-of-possession.ts`). A 401 `use_dpop_nonce` with a `DPoP-Nonce` is answered by sending the request
  *   once more with a proof carrying the nonce (RFC 9449 Section 9), not by an authorization. A bound token is never
  *   sent without its proof: without the extension it is treated as unusable, and the 401 that follows renews it.
@@ -100,8 +103,9 @@ export interface AuthorizedFetchOptions {
    */
   readonly grantStrategyFallback?: 'error' | 'authorization_code';
   /**
-   * Whether to use the proof of possession (DPoP, RFC 9449) of a composed extension of `extensions` with
-   * authorization servers that offer it; default `true`. `false` obtains and sends Bearer tokens only.
+   * Whether to use the proof of possession (DPoP, RFC 9449) of a composed extension of `extensions` for resources
+   * that accept it, with authorization servers that offer it; default `true`. `false` obtains and sends Bearer
+   * tokens only.
    */
   readonly proofOfPossession?: boolean;
 }

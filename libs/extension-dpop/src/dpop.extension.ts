@@ -25,7 +25,8 @@ export interface DpopOptions {
  * - On a resource server: `Authorization: DPoP` with a proof per request, bound tokens refused as Bearer, the
  *   `DPoP` challenge beside `Bearer`, `dpop_signing_alg_values_supported` in its metadata (RFC 9728 section 2;
  *   the host writes it from the hook's `algorithms`).
- * - On a client: a key per authorization and a proof per request, whenever the authorization server offers DPoP.
+ * - On a client: a key per authorization and a proof per request, for a resource that accepts DPoP (RFC 9728
+ *   section 2 metadata, or a `DPoP` challenge) whenever the authorization server offers it.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9449
  * @see https://github.com/modelcontextprotocol/modelcontextprotocol/pull/1932

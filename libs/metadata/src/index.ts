@@ -13,6 +13,17 @@ export {
   type UrlProblem,
 } from './schemas/safe-url.schema.js';
 export {
+  BROWSER_SCHEMES,
+  describeRedirectUriProblem,
+  findRedirectUriProblem,
+  isReverseDomainScheme,
+  privateUseSchemeProblem,
+  redirectUriKind,
+  uriScheme,
+  type RedirectUriKind,
+  type RedirectUriProblem,
+} from './schemas/redirect-uri.rules.js';
+export {
   ScopeStringSchema,
   ScopeTokenSchema,
   SigningAlgorithmListSchema,

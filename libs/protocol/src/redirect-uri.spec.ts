@@ -29,6 +29,18 @@ describe('redirectUriMatches', () => {
       false,
     ],
     ['a custom scheme', ['com.example.app:/cb'], 'com.example.app:/cb', true],
+    [
+      "Cursor's private-use redirect, exactly",
+      ['cursor://anysphere.cursor-mcp/oauth/callback'],
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+      true,
+    ],
+    [
+      'a private-use redirect with a port added',
+      ['cursor://anysphere.cursor-mcp/oauth/callback'],
+      'cursor://anysphere.cursor-mcp:80/oauth/callback',
+      false,
+    ],
     // RFC 8252 Section 7.3: loopback IP literals accept any port.
     ['127.0.0.1 with a port against no port', ['http://127.0.0.1/cb'], 'http://127.0.0.1:5000/cb', true],
     ['[::1] with a port against no port', ['http://[::1]/cb'], 'http://[::1]:61000/cb', true],
@@ -58,6 +70,42 @@ describe('redirectUriMatches', () => {
       ['http://localhost/callback'],
       'http://localhost:53076/callback',
       true,
+    ],
+    // The registrations shipping clients send: Claude Code's document, VS Code's registration.
+    [
+      "Claude Code's portless pair, asked on localhost with a port",
+      ['http://localhost/callback', 'http://127.0.0.1/callback'],
+      'http://localhost:61412/callback',
+      true,
+    ],
+    [
+      "Claude Code's portless pair, asked on 127.0.0.1 with a port",
+      ['http://localhost/callback', 'http://127.0.0.1/callback'],
+      'http://127.0.0.1:61412/callback',
+      true,
+    ],
+    [
+      "VS Code's portless root, asked on its default port 33418",
+      ['https://vscode.dev/redirect', 'http://127.0.0.1/'],
+      'http://127.0.0.1:33418/',
+      true,
+    ],
+    [
+      "VS Code's redirects, asked on another port when 33418 is busy",
+      [
+        'https://insiders.vscode.dev/redirect',
+        'https://vscode.dev/redirect',
+        'http://127.0.0.1/',
+        'http://127.0.0.1:33418/',
+      ],
+      'http://127.0.0.1:50231/',
+      true,
+    ],
+    [
+      "VS Code's root, asked without its trailing slash",
+      ['http://127.0.0.1/', 'http://127.0.0.1:33418/'],
+      'http://127.0.0.1:33418',
+      false,
     ],
     [
       'localhost with a port against another port',

@@ -25,3 +25,5 @@ export { bearerChallenge, type BearerChallengeInput } from './errors/bearer-chal
 export type { PresentedCredentials } from './auth/checks/authorization-header.check.js';
 export { ResourceServerExceptionFilter } from './errors/resource-server-exception.filter.js';
 export { ProtectedResourceMetadataService } from './metadata/protected-resource-metadata.service.js';
+export { BrowserOrigins, webOriginProblem, type BrowserOriginsOptions } from './http/browser-origins.js';
+export { CORS_ALLOWED_REQUEST_HEADERS, CORS_EXPOSED_HEADERS } from './http/browser-cors.hook.js';

@@ -5,6 +5,7 @@ import { createBearerStrategy } from './auth/bearer.strategy.js';
 import { resolveResourceServerConfig } from './config/resource-server.config.js';
 import type { ResourceServerOptions } from './config/resource-server.options.js';
 import { ResourceServerExceptionFilter } from './errors/resource-server-exception.filter.js';
+import { BrowserCorsHook } from './http/browser-cors.hook.js';
 import { createProtectedResourceMetadataController } from './metadata/protected-resource-metadata.controller.js';
 import { ProtectedResourceMetadataService } from './metadata/protected-resource-metadata.service.js';
 import { BEARER_STRATEGY_NAME, RESOURCE_SERVER_CONFIG } from './resource-server.constants.js';
@@ -18,7 +19,8 @@ let instances = 0;
 /**
  * Makes an app an OAuth 2.1 protected resource: Protected Resource Metadata at the resource's well-known URL,
  * bearer authentication (`@Protected()`, `@RequireScopes()`, `@ResolveScopes()`), token validation (JWT or
- * introspection) and RFC 6750 error responses through one exception filter.
+ * introspection), RFC 6750 error responses through one exception filter, and CORS for the configured browser
+ * origins (`browserOrigins`).
  *
  * The options are validated when `forRoot` is called, so a misconfigured resource never boots; the authorization
  * servers are contacted only when the first token needs them, so it boots whether or not they are up.
@@ -54,6 +56,7 @@ export class ResourceServerModule {
         createBearerStrategy(strategyName),
         BearerAuthGuard,
         ProtectedResourceMetadataService,
+        BrowserCorsHook,
         { provide: APP_FILTER, useClass: ResourceServerExceptionFilter },
       ],
       exports: [

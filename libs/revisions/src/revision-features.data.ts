@@ -11,7 +11,10 @@
 
 /**
  * A behaviour that one revision of the MCP authorization specification has and another lacks. Feature code asks
- * `revision.supports(feature)` instead of comparing revision dates.
+ * `revision.supports(feature)` instead of comparing revision dates. A rule of an RFC the MCP specification builds
+ * on holds in every revision and is no feature: the issuer match of RFC 8414 Section 3.3 and the `iss` check of
+ * RFC 9207 Section 2.4 are applied whatever the revision
+ * (https://www.rfc-editor.org/rfc/rfc8414#section-3.3, https://www.rfc-editor.org/rfc/rfc9207#section-2.4).
  *
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization
  */
@@ -20,8 +23,6 @@ export type RevisionFeature =
   | 'dynamic-client-registration'
   | 'dynamic-client-registration-deprecated'
   | 'openid-connect-discovery'
-  | 'metadata-issuer-check'
-  | 'iss-validation'
   | 'prm-well-known-fallback'
   | 'scope-challenge'
   | 'step-up-authorization'
@@ -53,6 +54,8 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Clients may use an HTTPS URL as client_id (a Client ID Metadata Document) when the authorization server ' +
       'advertises client_id_metadata_document_supported: true.',
     sources: [
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#client-id-metadata-documents',
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#discovery',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#client-registration',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#client-id-metadata-documents',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#advertising-cimd-support',
@@ -62,14 +65,16 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
     summary: 'Clients may register with an RFC 7591 Dynamic Client Registration request.',
     sources: [
       'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#dynamic-client-registration',
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#dynamic-client-registration',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#dynamic-client-registration',
     ],
   },
   'dynamic-client-registration-deprecated': {
     summary:
-      'Dynamic Client Registration is deprecated: a MAY, tried only after pre-registration and Client ID ' +
-      'Metadata Documents.',
+      'Dynamic Client Registration is deprecated, kept for authorization servers without Client ID Metadata ' +
+      'Documents; without the feature it is a registration mechanism like the others, not deprecated.',
     sources: [
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#dynamic-client-registration',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#dynamic-client-registration',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#client-registration',
     ],
@@ -80,26 +85,9 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'URLs, in the priority order of the MCP spec; without it only the RFC 8414 URL is used.',
     sources: [
       'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#server-metadata-discovery',
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#authorization-server-metadata-discovery',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery',
       'https://www.rfc-editor.org/rfc/rfc8414#section-5',
-    ],
-  },
-  'metadata-issuer-check': {
-    summary:
-      'The issuer of fetched authorization server metadata must equal, byte for byte, the issuer its well-known ' +
-      'URL was built from, or the document is not used.',
-    sources: [
-      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery',
-      'https://www.rfc-editor.org/rfc/rfc8414#section-3.3',
-    ],
-  },
-  'iss-validation': {
-    summary:
-      'The client validates the RFC 9207 iss parameter of the authorization response (MCP "Authorization ' +
-      'Response Validation") before redeeming the code.',
-    sources: [
-      'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#authorization-response-validation',
-      'https://www.rfc-editor.org/rfc/rfc9207#section-2.4',
     ],
   },
   'prm-well-known-fallback': {
@@ -108,6 +96,7 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'protected resource metadata well-known URL; without the feature the header parameter is mandatory.',
     sources: [
       'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#authorization-server-location',
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#protected-resource-metadata-discovery-requirements',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery#protected-resource-metadata-discovery-requirements',
       'https://www.rfc-editor.org/rfc/rfc9728#section-3.1',
     ],
@@ -117,6 +106,8 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Challenges carry a scope parameter that clients treat as authoritative, and clients choose initial ' +
       'scopes by the scope selection strategy (challenge, then scopes_supported, then none).',
     sources: [
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#protected-resource-metadata-discovery-requirements',
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#scope-selection-strategy',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#scope-selection-strategy',
       'https://www.rfc-editor.org/rfc/rfc6750#section-3',
     ],
@@ -126,6 +117,8 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'A 403 insufficient_scope challenge leads the client to re-authorize for the missing scopes and retry a ' +
       'bounded number of times.',
     sources: [
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#step-up-authorization-flow',
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#runtime-insufficient-scope-errors',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#step-up-authorization-flow',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#runtime-insufficient-scope-errors',
       'https://www.rfc-editor.org/rfc/rfc6750#section-3.1',
@@ -172,6 +165,7 @@ export const FEATURE_DESCRIPTIONS: { readonly [F in RevisionFeature]: RevisionFe
       'Authorization extensions (reverse-DNS named, optional, additive, composable, independently versioned) ' +
       'may be offered and used.',
     sources: [
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#mcp-authorization-extensions',
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#mcp-authorization-extensions',
     ],
   },

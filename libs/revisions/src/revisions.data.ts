@@ -17,12 +17,13 @@ export interface RevisionDefinition {
 }
 
 /**
- * The known revisions, oldest first. This list is the one place revisions are defined: adding one (for example
- * `2025-11-25`) is one entry here plus its column in the table test of `revisions.spec.ts`.
+ * The known revisions, oldest first. This list is the one place revisions are defined: adding one is one entry here
+ * plus its column in the table test of `revisions.spec.ts`.
  *
- * Sources: the MCP authorization pages of each revision (the `specification` URLs below) and the 2026-07-28
- * "Key Changes" (https://modelcontextprotocol.io/specification/2026-07-28/changelog#minor-changes), which lists
- * what changed; the earlier revision is `2025-06-18`, the later `2026-07-28`.
+ * Sources: the MCP authorization pages of each revision (the `specification` URLs below) and the "Key Changes" of
+ * each revision, which list what changed since the one before
+ * (https://modelcontextprotocol.io/specification/2025-11-25/changelog and
+ * https://modelcontextprotocol.io/specification/2026-07-28/changelog).
  */
 export const REVISION_DEFINITIONS = [
   {
@@ -34,6 +35,37 @@ export const REVISION_DEFINITIONS = [
     features: ['dynamic-client-registration'],
   },
   {
+    id: '2025-11-25',
+    specification: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization',
+    // Absent here, added by 2026-07-28 (https://modelcontextprotocol.io/specification/2026-07-28/changelog, minor
+    // changes 8 and 9, and the deprecation of registration in its authorization "Overview"): a deprecated Dynamic
+    // Client Registration (here a MAY "included for backwards compatibility", not deprecated), application_type in
+    // registrations (SEP-837), credentials bound to the issuer (SEP-2352), the union of scopes on re-authorization
+    // (here step-up determines scopes by the "Scope Selection Strategy" alone) and the "Refresh Tokens" section
+    // (here "Token Theft" asks only rotation for public clients). This revision does not mention RFC 9207 `iss`
+    // either (minor change 7 of 2026-07-28, SEP-2468); its check, like the RFC 8414 Section 3.3 issuer match, is an
+    // RFC rule applied in every revision, not a feature (see the README).
+    features: [
+      // Changelog major change 8 (SEP-991): "Client ID Metadata Documents", SHOULD for clients and servers,
+      // advertised by client_id_metadata_document_supported.
+      'client-id-metadata-documents',
+      // "Dynamic Client Registration": MAY, after pre-registration and metadata documents in the priority order.
+      'dynamic-client-registration',
+      // Changelog major change 1 (PR #797): "Authorization Server Metadata Discovery" tries RFC 8414 and OpenID
+      // Connect Discovery URLs in priority order.
+      'openid-connect-discovery',
+      // Changelog minor change 8 (SEP-985): "Protected Resource Metadata Discovery Requirements", the challenge's
+      // resource_metadata when present, else the path-inserted then the root well-known URL.
+      'prm-well-known-fallback',
+      // Changelog major change 3 (SEP-835): the challenge's scope is authoritative ("Scope Selection Strategy"),
+      // and 403 insufficient_scope leads to step-up ("Scope Challenge Handling", "Step-Up Authorization Flow").
+      'scope-challenge',
+      'step-up-authorization',
+      // "MCP Authorization Extensions": optional, additive, composable, versioned independently.
+      'authorization-extensions',
+    ],
+  },
+  {
     id: '2026-07-28',
     specification: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization',
     features: [
@@ -41,8 +73,6 @@ export const REVISION_DEFINITIONS = [
       'dynamic-client-registration',
       'dynamic-client-registration-deprecated',
       'openid-connect-discovery',
-      'metadata-issuer-check',
-      'iss-validation',
       'prm-well-known-fallback',
       'scope-challenge',
       'step-up-authorization',

@@ -10,40 +10,38 @@ import {
 } from './index.js';
 
 /**
- * Every feature for every revision, read off the spec by hand: the MCP authorization pages of 2025-06-18 and
- * 2026-07-28 (https://modelcontextprotocol.io/specification/<revision>/basic/authorization and, for 2026-07-28,
- * its sub-pages; sections cited per row as earlier | later). A new revision adds one column here.
+ * Every feature for every revision, read off the spec by hand: the MCP authorization pages of 2025-06-18, 2025-11-25
+ * and 2026-07-28 (https://modelcontextprotocol.io/specification/<revision>/basic/authorization and, for 2026-07-28,
+ * its sub-pages) and the "Key Changes" of the later two (https://modelcontextprotocol.io/specification/<revision>/
+ * changelog). Sections are cited per row as 2025-06-18 | 2025-11-25 | 2026-07-28. A new revision adds one column.
  */
 const SPEC_TABLE: Record<RevisionFeature, Record<RevisionId, boolean>> = {
-  // MCP 2026-07-28 "Client Registration", "Client ID Metadata Documents": absent | SHOULD be supported
-  'client-id-metadata-documents': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2025-06-18 "Dynamic Client Registration": SHOULD be supported | 2026-07-28 "Dynamic Client Registration":
-  // MAY be supported; deprecated
-  'dynamic-client-registration': { '2025-06-18': true, '2026-07-28': true },
-  'dynamic-client-registration-deprecated': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2025-06-18 "Server Metadata Discovery": RFC 8414 only | 2026-07-28 "Authorization Server Metadata
-  // Discovery": RFC 8414 and OpenID Connect Discovery
-  'openid-connect-discovery': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2026-07-28 "Authorization Server Metadata Discovery": none | issuer MUST be identical
-  'metadata-issuer-check': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2026-07-28 "Authorization Response Validation" (RFC 9207 Section 2.4): absent | required client-side
-  'iss-validation': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2025-06-18 "Authorization Server Location": header mandatory | 2026-07-28 "Protected Resource Metadata
-  // Discovery Requirements": header, else path-inserted then root well-known
-  'prm-well-known-fallback': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2026-07-28 "Scope Selection Strategy", "Step-Up Authorization Flow", "Runtime Insufficient Scope
-  // Errors": absent | present
-  'scope-challenge': { '2025-06-18': false, '2026-07-28': true },
-  'step-up-authorization': { '2025-06-18': false, '2026-07-28': true },
-  'scope-union-on-reauthorization': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2026-07-28 "Application Type and Redirect URI Constraints": plain RFC 7591 | MUST send application_type
-  'dcr-application-type': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2026-07-28 "Authorization Server Binding": none | keyed by issuer
-  'credential-issuer-binding': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2025-06-18 "Token Theft": rotation for public clients only | 2026-07-28 "Refresh Tokens": full section
-  'refresh-token-guidance': { '2025-06-18': false, '2026-07-28': true },
-  // MCP 2026-07-28 "MCP Authorization Extensions": absent | optional, additive, composable, versioned independently
-  'authorization-extensions': { '2025-06-18': false, '2026-07-28': true },
+  // absent | "Client ID Metadata Documents" SHOULD (changelog: SEP-991) | "Client ID Metadata Documents" SHOULD
+  'client-id-metadata-documents': { '2025-06-18': false, '2025-11-25': true, '2026-07-28': true },
+  // "Dynamic Client Registration" SHOULD | MAY, "for backwards compatibility" | MAY, deprecated
+  'dynamic-client-registration': { '2025-06-18': true, '2025-11-25': true, '2026-07-28': true },
+  'dynamic-client-registration-deprecated': { '2025-06-18': false, '2025-11-25': false, '2026-07-28': true },
+  // "Server Metadata Discovery": RFC 8414 only | "Authorization Server Metadata Discovery": RFC 8414 and OpenID
+  // Connect Discovery (changelog: PR #797) | the same
+  'openid-connect-discovery': { '2025-06-18': false, '2025-11-25': true, '2026-07-28': true },
+  // "Authorization Server Location": header mandatory | "Protected Resource Metadata Discovery Requirements":
+  // header, else path-inserted then root well-known (changelog: SEP-985) | the same
+  'prm-well-known-fallback': { '2025-06-18': false, '2025-11-25': true, '2026-07-28': true },
+  // absent | "Scope Selection Strategy", "Runtime Insufficient Scope Errors", "Step-Up Authorization Flow"
+  // (changelog: SEP-835) | the same
+  'scope-challenge': { '2025-06-18': false, '2025-11-25': true, '2026-07-28': true },
+  'step-up-authorization': { '2025-06-18': false, '2025-11-25': true, '2026-07-28': true },
+  // absent | step-up determines scopes by the "Scope Selection Strategy" alone | "Step-Up Authorization Flow"
+  // step 2: the union of the previous and the challenged scopes
+  'scope-union-on-reauthorization': { '2025-06-18': false, '2025-11-25': false, '2026-07-28': true },
+  // plain RFC 7591 | plain RFC 7591 | "Application Type and Redirect URI Constraints" (changelog: SEP-837)
+  'dcr-application-type': { '2025-06-18': false, '2025-11-25': false, '2026-07-28': true },
+  // none | none | "Authorization Server Binding" (changelog: SEP-2352)
+  'credential-issuer-binding': { '2025-06-18': false, '2025-11-25': false, '2026-07-28': true },
+  // "Token Theft": rotation for public clients only | the same | "Refresh Tokens": the full section
+  'refresh-token-guidance': { '2025-06-18': false, '2025-11-25': false, '2026-07-28': true },
+  // absent | "MCP Authorization Extensions" | the same
+  'authorization-extensions': { '2025-06-18': false, '2025-11-25': true, '2026-07-28': true },
 };
 
 /** A section of an MCP authorization page (the 2026-07-28 sub-pages included); group 1 is its revision. */
@@ -104,8 +102,8 @@ describe('the revision table', () => {
 });
 
 describe('REVISIONS and LATEST_REVISION', () => {
-  it('lists both revisions oldest first', () => {
-    expect(REVISIONS).toEqual(['2025-06-18', '2026-07-28']);
+  it('lists the three revisions oldest first', () => {
+    expect(REVISIONS).toEqual(['2025-06-18', '2025-11-25', '2026-07-28']);
   });
 
   it('names the newest revision as the latest', () => {
@@ -116,9 +114,9 @@ describe('REVISIONS and LATEST_REVISION', () => {
   it('cannot be changed by a caller', () => {
     expect(() => (REVISIONS as unknown as string[]).push('2099-01-01')).toThrow(TypeError);
     expect(() => {
-      (REVISION_FEATURES['iss-validation'].revisions as RevisionId[]).length = 0;
+      (REVISION_FEATURES['dcr-application-type'].revisions as RevisionId[]).length = 0;
     }).toThrow(TypeError);
-    expect(REVISION_FEATURES['iss-validation'].revisions).toEqual(['2026-07-28']);
+    expect(REVISION_FEATURES['dcr-application-type'].revisions).toEqual(['2026-07-28']);
   });
 });
 
@@ -137,7 +135,7 @@ describe('getRevision', () => {
     'throws for the unknown id %j, listing the known revisions',
     (id) => {
       expect(() => getRevision(id)).toThrow(Error);
-      expect(() => getRevision(id)).toThrow('known revisions: 2025-06-18, 2026-07-28');
+      expect(() => getRevision(id)).toThrow('known revisions: 2025-06-18, 2025-11-25, 2026-07-28');
     },
   );
 
@@ -145,6 +143,19 @@ describe('getRevision', () => {
     const supports = getRevision(LATEST_REVISION).supports as (feature: string) => boolean;
     expect(() => supports('cimd')).toThrow('Unknown revision feature "cimd"');
   });
+
+  // RFC 8414 Section 3.3 (the metadata's issuer) and RFC 9207 Section 2.4 (the response's iss) are rules of the RFCs
+  // every revision builds on, applied in every revision: no revision can answer that it lacks them.
+  it.each(['metadata-issuer-check', 'iss-validation'])(
+    'has no feature %s, applied in every revision',
+    (name) => {
+      expect(Object.keys(REVISION_FEATURES)).not.toContain(name);
+      for (const revision of REVISIONS) {
+        const supports = getRevision(revision).supports as (feature: string) => boolean;
+        expect(() => supports(name)).toThrow(`Unknown revision feature "${name}"`);
+      }
+    },
+  );
 });
 
 describe('isRevisionId', () => {
@@ -152,10 +163,16 @@ describe('isRevisionId', () => {
     expect(isRevisionId(id)).toBe(true);
   });
 
-  it.each([['2024-11-05'], ['2026-07-28\n'], ['2026-07-29'], [20260728], [null], [undefined], [{}]])(
-    'rejects %j',
-    (value) => {
-      expect(isRevisionId(value)).toBe(false);
-    },
-  );
+  it.each([
+    ['2024-11-05'],
+    ['2025-03-26'],
+    ['2026-07-28\n'],
+    ['2026-07-29'],
+    [20260728],
+    [null],
+    [undefined],
+    [{}],
+  ])('rejects %j', (value) => {
+    expect(isRevisionId(value)).toBe(false);
+  });
 });

@@ -13,6 +13,7 @@ const catalogue = createRevisionCatalogue(REVISION_DEFINITIONS);
  * The revisions of the MCP authorization specification this implementation knows, oldest first.
  *
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization
  */
 export const REVISIONS = catalogue.ids as IdsOf<typeof REVISION_DEFINITIONS>;

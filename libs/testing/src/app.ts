@@ -68,6 +68,21 @@ export async function startApp(
 
 /** A loopback port nothing listens on right now, for an app that must know its URL before it starts. */
 export async function freePort(): Promise<number> {
+  // A port handed out is often bound only later (a fixture picks the proxy's port, then starts its upstream, which
+  // picks its own): the system may offer the same free port twice meanwhile, so this process never takes one twice.
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await unusedPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free port that this process has not handed out already');
+}
+
+const handedOut = new Set<number>();
+
+async function unusedPort(): Promise<number> {
   const { createServer } = await import('node:net');
   return new Promise((resolve, reject) => {
     const server = createServer();

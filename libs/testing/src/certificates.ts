@@ -11,14 +11,28 @@ export interface TestCertificates {
   readonly cert: string;
 }
 
-/** Names and addresses the server certificate is valid for. */
+/** Names and addresses the server certificate is always valid for. */
 const SUBJECT_ALT_NAMES = 'DNS:localhost,IP:127.0.0.1,IP:::1';
 
+/** What else the server certificate names. */
+export interface TestCertificateOptions {
+  /**
+   * More DNS names (`claude.ai`, `chatgpt.com`): a test that maps a real host to a loopback server presents a
+   * certificate for it, so TLS is verified as the server under test would verify the real one.
+   */
+  readonly hosts?: readonly string[];
+}
+
 /**
- * Makes a P-256 CA and a `localhost` / 127.0.0.1 / ::1 server certificate with the `openssl` command line, in a
- * temporary directory removed afterwards. Valid for two days: each test run makes its own.
+ * Makes a P-256 CA and a `localhost` / 127.0.0.1 / ::1 server certificate (and `hosts`) with the `openssl` command
+ * line, in a temporary directory removed afterwards. Valid for two days: each test run makes its own.
  */
-export function makeTestCertificates(): TestCertificates {
+export function makeTestCertificates(options: TestCertificateOptions = {}): TestCertificates {
+  const hosts = options.hosts ?? [];
+  for (const host of hosts) {
+    if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/u.test(host)) throw new TypeError(`not a DNS name: ${host}`);
+  }
+  const subjectAltNames = [SUBJECT_ALT_NAMES, ...hosts.map((host) => `DNS:${host}`)].join(',');
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-certs-'));
   const file = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
@@ -60,7 +74,7 @@ export function makeTestCertificates(): TestCertificates {
     );
     writeFileSync(
       file('leaf.ext'),
-      `subjectAltName=${SUBJECT_ALT_NAMES}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
+      `subjectAltName=${subjectAltNames}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
     );
     openssl(
       'x509',

@@ -46,7 +46,7 @@ export type {
   TestAuthorizationServer,
   TestAuthorizationServerOptions,
 } from './test-authorization-server.js';
-export { makeTestCertificates, type TestCertificates } from './certificates.js';
+export { makeTestCertificates, type TestCertificateOptions, type TestCertificates } from './certificates.js';
 export { expectBootedApp } from './health.js';
 export { requestLogLines } from './logs.js';
 export { expectHostileInputRefused, expectInvalidRequest, hostileText } from './hostile-input.js';
@@ -56,3 +56,4 @@ export type { MetricSample } from './metrics.js';
 export * from './authorization-cluster.js';
 export { FormUserAgent } from './user-agent/form-user-agent.js';
 export type { ConsentChoice } from './user-agent/form-user-agent.js';
+export * from './shipping-clients/index.js';

@@ -34,6 +34,8 @@ export interface TestAuthorizationServerOptions {
   introspectionClient?: { id: string; secret: string };
   /** The loopback port to listen on (default: any free one). */
   port?: number;
+  /** The `Cache-Control` of the JWK set (default: none). */
+  jwksCacheControl?: string;
 }
 
 export interface TestAuthorizationServer {
@@ -44,6 +46,8 @@ export interface TestAuthorizationServer {
   mint(options?: MintOptions): Promise<string>;
   /** Replaces the published key with a new one; returns it. */
   rotate(): Promise<SigningKey>;
+  /** Publishes `key` beside the signing key (as a rotation stages the next one), without signing with it. */
+  publish(key: SigningKey): void;
   /** Makes the JWK set answer with this status (a failure), or serve the keys again with `undefined`. */
   failJwks(status: number | undefined): void;
   /** Makes `token` introspect as `response` (default: `{ active: false }`). */
@@ -69,8 +73,13 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function json(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
 export async function startTestAuthorizationServer(
@@ -79,6 +88,7 @@ export async function startTestAuthorizationServer(
   const counts = new Map<string, number>();
   const introspection = new Map<string, Record<string, unknown>>();
   let key = await createSigningKey();
+  const alsoPublished: SigningKey[] = [];
   let issuer = '';
   let jwksFailure: number | undefined;
 
@@ -105,7 +115,12 @@ export async function startTestAuthorizationServer(
     if (path === PATHS.jwks) {
       return jwksFailure
         ? json(response, jwksFailure, { error: 'unavailable' })
-        : json(response, 200, { keys: [key.publicJwk] });
+        : json(
+            response,
+            200,
+            { keys: [key, ...alsoPublished].map((published) => published.publicJwk) },
+            options.jwksCacheControl ? { 'cache-control': options.jwksCacheControl } : {},
+          );
     }
     if (path === PATHS.introspection && request.method === 'POST') {
       void readBody(request).then((body) => {
@@ -157,6 +172,9 @@ export async function startTestAuthorizationServer(
     async rotate() {
       key = await createSigningKey();
       return key;
+    },
+    publish: (published) => {
+      alsoPublished.push(published);
     },
     failJwks: (status) => {
       jwksFailure = status;

@@ -19,10 +19,58 @@ const TOKEN_KEY = 'cd'.repeat(32);
 const runCli = (args: string[], home: string) =>
   run(args, { PORTCULLIS_HOME: home, PORTCULLIS_TOKEN_KEY: TOKEN_KEY });
 
+type Reader = { client_id: string; client_secret: string };
+
+/** Registers a read-only client credentials client with `portcullis-admin`. */
+async function createReader(admin: Stack['admin']): Promise<Reader> {
+  const machine = await admin(
+    'clients',
+    'create',
+    '--name',
+    'Doctor reader',
+    '--grant',
+    'client_credentials',
+    '--scope',
+    'notes:read',
+    '--json',
+  );
+  expect(machine.code).toBe(0);
+  return JSON.parse(machine.stdout) as Reader;
+}
+
+/** A read-only client credentials token of `reader` for `resource`. */
+async function readerToken(stack: Stack, reader: Reader, resource: string): Promise<string> {
+  const response = await fetch(`${stack.issuer}/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(reader.client_id)}:${encodeURIComponent(reader.client_secret)}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope: 'notes:read' }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** `portcullis doctor --json` with every token check; the report and the ids of the checks that passed. */
+async function fullDoctor(stack: Stack, reader: Reader, home: string) {
+  const token = await readerToken(stack, reader, stack.resource);
+  const other = await readerToken(stack, reader, OTHER_RESOURCE);
+  const args = ['doctor', stack.resource, '--token', token, '--wrong-audience-token', other];
+  const result = await runCli([...args, '--step-up-tool', 'notes_create', '--json'], home);
+  const report = JSON.parse(result.stdout) as DoctorReport;
+  const passed = new Set(report.checks.filter((check) => check.status === 'pass').map((check) => check.id));
+  return { result, report, passed, token };
+}
+
+/** The lines that warn or fail. */
+const problems = (report: DoctorReport) =>
+  report.checks.filter((check) => check.status === 'fail' || check.status === 'warn');
+
 describe('portcullis doctor against the real servers', () => {
   let stack: Stack;
   let home: string;
-  let reader: { client_id: string; client_secret: string };
+  let reader: Reader;
   let interactiveClientId: string;
 
   beforeAll(async () => {
@@ -32,19 +80,7 @@ describe('portcullis doctor against the real servers', () => {
       protectedServerEnv: { EXTENSIONS: 'dpop', DPOP_NONCE: 'on' },
       extraResources: [{ uri: OTHER_RESOURCE, scopes_supported: ['notes:read'] }],
       before: async (admin) => {
-        const machine = await admin(
-          'clients',
-          'create',
-          '--name',
-          'Doctor reader',
-          '--grant',
-          'client_credentials',
-          '--scope',
-          'notes:read',
-          '--json',
-        );
-        expect(machine.code).toBe(0);
-        reader = JSON.parse(machine.stdout) as { client_id: string; client_secret: string };
+        reader = await createReader(admin);
         const interactive = await admin(
           'clients',
           'create',
@@ -65,33 +101,10 @@ describe('portcullis doctor against the real servers', () => {
     await rm(home, { recursive: true, force: true });
   });
 
-  /** A read-only client credentials token for `resource`. */
-  async function readerToken(resource: string): Promise<string> {
-    const response = await fetch(`${stack.issuer}/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${encodeURIComponent(reader.client_id)}:${encodeURIComponent(reader.client_secret)}`).toString('base64')}`,
-      },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        resource,
-        scope: 'notes:read',
-      }),
-    });
-    expect(response.status).toBe(200);
-    return ((await response.json()) as { access_token: string }).access_token;
-  }
-
   it('passes every check with a token, a token for another resource and a tool the token may not call', async () => {
-    const token = await readerToken(stack.resource);
-    const other = await readerToken(OTHER_RESOURCE);
-    const args = ['doctor', stack.resource, '--token', token, '--wrong-audience-token', other];
-    const result = await runCli([...args, '--step-up-tool', 'notes_create', '--json'], home);
-    const report = JSON.parse(result.stdout) as DoctorReport;
-    expect(report.checks.filter((check) => check.status === 'fail' || check.status === 'warn')).toEqual([]);
+    const { result, report, passed, token } = await fullDoctor(stack, reader, home);
+    expect(problems(report)).toEqual([]);
     expect(result.code).toBe(0);
-    const passed = new Set(report.checks.filter((check) => check.status === 'pass').map((check) => check.id));
     for (const id of [
       'challenge.status',
       'challenge.scheme',
@@ -101,14 +114,18 @@ describe('portcullis doctor against the real servers', () => {
       'prm.authorization_servers',
       'as.discovery',
       'as.pkce',
+      'as.issuer_identical',
       'as.iss',
       'as.client_id_metadata_document',
+      'as.cimd_none',
       'as.registration',
+      'scopes.offline_access',
       'token.accepted',
       'token.query',
       'token.body',
       'token.audience',
       'token.insufficient_scope',
+      'cors.www_authenticate',
     ]) {
       expect({ id, passed: passed.has(id) }).toEqual({ id, passed: true });
     }
@@ -162,5 +179,51 @@ describe('portcullis doctor against the real servers', () => {
     expect(result.stdout).not.toMatch(/^(FAIL|WARN) /m);
     expect(result.stdout + result.stderr).not.toContain(stored!.accessToken);
     expect(result.code).toBe(0);
+  });
+});
+
+describe('portcullis doctor against the real servers under SPEC_REVISION=2026-07-28', () => {
+  let stack: Stack;
+  let home: string;
+  let reader: Reader;
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'portcullis-doctor-2026-'));
+    stack = await startStack({
+      authorizationServerEnv: { EXTENSIONS: 'client-credentials', SPEC_REVISION: '2026-07-28' },
+      protectedServerEnv: { SPEC_REVISION: '2026-07-28' },
+      extraResources: [{ uri: OTHER_RESOURCE, scopes_supported: ['notes:read'] }],
+      before: async (admin) => {
+        reader = await createReader(admin);
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('passes every check, speaking the stateless revision: the token accepted through server/discover', async () => {
+    const { result, report, passed } = await fullDoctor(stack, reader, home);
+    expect(problems(report)).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(report.checks.find((check) => check.id === 'token.accepted')?.summary).toContain(
+      'server/discover: 2026-07-28',
+    );
+    for (const id of [
+      'challenge.status',
+      'prm.path-aware',
+      'as.issuer_identical',
+      'as.pkce',
+      'token.accepted',
+      'token.query',
+      'token.body',
+      'token.audience',
+      'token.insufficient_scope',
+      'cors.www_authenticate',
+    ]) {
+      expect({ id, passed: passed.has(id) }).toEqual({ id, passed: true });
+    }
   });
 });

@@ -21,7 +21,13 @@ export interface AdminValues {
   grant?: string;
   scope?: string;
   password?: string;
+  /** `users create|update --email`: the `email` claim; `--email-verified` vouches for it. */
+  email?: string;
+  'email-verified'?: boolean;
+  'email-unverified'?: boolean;
   json?: boolean;
+  /** `keys rotate --now`: the new key signs at once. */
+  now?: boolean;
   since?: string;
   type?: string[];
 }

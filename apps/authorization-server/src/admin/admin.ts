@@ -24,11 +24,19 @@ const USAGE = `portcullis-admin: manage the authorization server's database (the
   clients list
   clients delete CLIENT_ID               (its grants and tokens are revoked)
   users create USERNAME [--password PASSWORD]   (a random password is made and shown once without one)
+               [--name NAME] [--email EMAIL [--email-verified]]
+                                         (the claims the profile and email scopes grant, OpenID Connect Core 5.4)
+  users update USERNAME [--name NAME] [--email EMAIL] [--email-verified | --email-unverified]
+                                         (an empty NAME or EMAIL removes it)
   users list
   users delete USERNAME                  (signs the user out, revokes their grants and consents)
   users set-password USERNAME [--password PASSWORD]   (signs the user out everywhere)
-  keys rotate                            (a new signing key signs from now on; the old one stays published
-                                          until every token it signed has expired)
+  keys rotate [--now]                    (a new signing key, published at once; it signs after
+                                          SIGNING_KEY_ACTIVATION_DELAY, when resource servers' cached key sets
+                                          have it, or at once with --now (an emergency); the old one stays
+                                          published until every token it signed has expired)
+  keys withdraw KID                      (a retired key leaves jwks_uri now: a compromised key, after
+                                          keys rotate --now; the tokens it signed stop verifying)
   keys list
   events [--since DURATION] [--type TYPE ...]   (security events, oldest first: sign-ins, consents, replays
                                           and reuses, registrations, key rotations, refused introspections;
@@ -36,8 +44,9 @@ const USAGE = `portcullis-admin: manage the authorization server's database (the
 
   --json   machine-readable output
 
-Run it with the server's own configuration: KEY_ENCRYPTION_KEY seals new keys, and ACCESS_TOKEN_TTL,
-ID_TOKEN_TTL and SIGNING_KEY_RELOAD_INTERVAL decide how long a retired key stays published.
+Run it with the server's own configuration: KEY_ENCRYPTION_KEY seals new keys, ACCESS_TOKEN_TTL,
+ID_TOKEN_TTL and SIGNING_KEY_RELOAD_INTERVAL decide how long a retired key stays published, and
+SIGNING_KEY_ACTIVATION_DELAY (or JWKS_MAX_AGE) when a rotated key starts signing.
 `;
 
 /** What a command prints: lines for people, or one JSON value with --json. */
@@ -81,7 +90,11 @@ export async function runAdmin(
         grant: { type: 'string' },
         scope: { type: 'string' },
         password: { type: 'string' },
+        email: { type: 'string' },
+        'email-verified': { type: 'boolean' },
+        'email-unverified': { type: 'boolean' },
         json: { type: 'boolean' },
+        now: { type: 'boolean' },
         since: { type: 'string' },
         type: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },

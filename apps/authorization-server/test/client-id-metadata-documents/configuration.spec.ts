@@ -52,6 +52,7 @@ describe('the client ID metadata document switch', () => {
   }
 
   it.each([
+    ['on by default under 2025-11-25', { SPEC_REVISION: '2025-11-25' }],
     ['on by default under 2026-07-28', { SPEC_REVISION: '2026-07-28' }],
     ['on under 2025-06-18 with CIMD_ENABLED=true', { SPEC_REVISION: '2025-06-18', CIMD_ENABLED: 'true' }],
   ])('is %s: advertised, and a document URL is fetched', async (_name, env) => {

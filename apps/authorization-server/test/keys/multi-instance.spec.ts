@@ -38,7 +38,7 @@ describe('key rotation across instances sharing one database', () => {
     expect(two).toEqual(one);
   });
 
-  it('pick up a rotation made elsewhere: on their reload interval, or at once on a kid they do not know', async () => {
+  it('pick up an emergency rotation made elsewhere: on their reload interval, or at once on a kid they do not know', async () => {
     const client = await prompt.createClient();
     const resourceServer: TestClient = await prompt.createClient({
       confidential: 'client_secret_basic',
@@ -50,7 +50,7 @@ describe('key rotation across instances sharing one database', () => {
     const out: string[] = [];
     expect(
       await runAdmin(
-        ['keys', 'rotate', '--json'],
+        ['keys', 'rotate', '--now', '--json'],
         {},
         { out: (t) => out.push(t), err: (t) => out.push(t) },
         { database: database.database },

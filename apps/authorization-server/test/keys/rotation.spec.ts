@@ -1,16 +1,40 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { runAdmin } from '../../src/admin/admin.js';
-import { RESOURCE, startAuthorizationServer, type AuthorizationServerFixture } from '../support/authorization-server.fixture.js';
-import { issueTokens } from '../introspection/introspection.helpers.js';
+import {
+  RESOURCE,
+  startAuthorizationServer,
+  type AuthorizationServerFixture,
+  type TestClient,
+} from '../support/authorization-server.fixture.js';
+import { issueTokens, postForm } from '../introspection/introspection.helpers.js';
 
-/** Short lifetimes so that a retired key's whole publication window fits in a test. */
-const ENV = { ACCESS_TOKEN_TTL: '2', ID_TOKEN_TTL: '2', SIGNING_KEY_RELOAD_INTERVAL: '1' };
+/**
+ * Short lifetimes so that a staged key's activation and a retired key's whole publication window fit in a test:
+ * a rotated key signs 3 s after `keys rotate` (at least JWKS_MAX_AGE + SIGNING_KEY_RELOAD_INTERVAL).
+ */
+const ENV = {
+  ACCESS_TOKEN_TTL: '2',
+  ID_TOKEN_TTL: '2',
+  SIGNING_KEY_RELOAD_INTERVAL: '1',
+  JWKS_MAX_AGE: '1',
+  SIGNING_KEY_ACTIVATION_DELAY: '3',
+};
+
+interface Rotated {
+  kid: string;
+  activates_at: string;
+  immediate: boolean;
+}
 
 describe('key rotation while tokens are in flight', () => {
   let as: AuthorizationServerFixture;
+  let client: TestClient;
+  let user: { username: string; password: string };
   beforeAll(async () => {
     as = await startAuthorizationServer({ env: ENV });
+    client = await as.createClient();
+    user = await as.createUser();
   });
   afterAll(async () => {
     await as?.close();
@@ -23,7 +47,11 @@ describe('key rotation while tokens are in flight', () => {
   const kids = async () => (await jwks()).keys.map((key) => key.kid);
   async function verifies(token: string): Promise<boolean> {
     try {
-      await jwtVerify(token, createLocalJWKSet(await jwks()), { issuer: as.issuer, audience: RESOURCE, typ: 'at+jwt' });
+      await jwtVerify(token, createLocalJWKSet(await jwks()), {
+        issuer: as.issuer,
+        audience: RESOURCE,
+        typ: 'at+jwt',
+      });
       return true;
     } catch {
       return false;
@@ -36,45 +64,131 @@ describe('key rotation while tokens are in flight', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  async function rotate(): Promise<string> {
+  async function admin(...args: string[]): Promise<{ code: number; out: string }> {
     const out: string[] = [];
-    const code = await runAdmin(['keys', 'rotate', '--json'], ENV, { out: (t) => out.push(t), err: (t) => out.push(t) }, {
-      database: as.app.database.database,
-    });
-    expect(code).toBe(0);
-    return (JSON.parse(out.join('')) as { kid: string }).kid;
+    const code = await runAdmin(
+      args,
+      ENV,
+      { out: (t) => out.push(t), err: (t) => out.push(t) },
+      {
+        database: as.app.database.database,
+      },
+    );
+    return { code, out: out.join('') };
   }
+  async function rotate(...flags: string[]): Promise<Rotated> {
+    const { code, out } = await admin('keys', 'rotate', ...flags, '--json');
+    expect(code).toBe(0);
+    return JSON.parse(out) as Rotated;
+  }
+  /** A refresh token to poll with: each refresh signs a new access token in milliseconds (no sign-in). */
+  async function refresher(): Promise<() => Promise<string>> {
+    let current = (await issueTokens(as, client, user)).refresh_token;
+    return async () => {
+      const answer = await postForm(as, 'token', {
+        grant_type: 'refresh_token',
+        refresh_token: current,
+        client_id: client.clientId,
+      });
+      expect(answer.status).toBe(200);
+      current = answer.body['refresh_token'] as string;
+      return answer.body['access_token'] as string;
+    };
+  }
+  const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 
-  it('keeps every token verifiable against jwks_uri until it expires; new tokens carry the new kid; then the old kid leaves', async () => {
-    const client = await as.createClient();
-    const user = await as.createUser();
+  it('publishes a staged key at once, signs with it only from its activation time, and keeps the old key until its tokens expire', async () => {
+    const refreshed = await refresher();
     const [oldKid] = await kids();
-    const inFlight = await Promise.all([issueTokens(as, client, user), issueTokens(as, client, user)]);
-    for (const { access_token } of inFlight) expect(decodeProtectedHeader(access_token).kid).toBe(oldKid);
+    const inFlight = [await refreshed(), await refreshed()];
+    for (const token of inFlight) expect(kidOf(token)).toBe(oldKid);
+    expect((await fetch(`${as.app.url}/jwks`)).headers.get('cache-control')).toBe('public, max-age=1');
 
     const rotatedAt = Date.now();
-    const newKid = await rotate();
-    expect(newKid).not.toBe(oldKid);
-    // The running server picks the rotation up from the database within SIGNING_KEY_RELOAD_INTERVAL.
-    await until(async () => (await kids()).includes(newKid), 3000);
+    const { kid: newKid, activates_at, immediate } = await rotate();
+    const activatesAt = Date.parse(activates_at);
+    expect(immediate).toBe(false);
+    expect(activatesAt - rotatedAt).toBeGreaterThanOrEqual(2_900);
+    expect(activatesAt - Date.now()).toBeLessThanOrEqual(3_000);
+
+    // Published within one reload interval, long before it signs...
+    await until(async () => (await kids()).includes(newKid), 3_000);
     expect(await kids()).toEqual([newKid, oldKid]);
+    // ...while every token until the activation is still signed with the old key.
+    let before = 0;
+    let lastBefore = inFlight[0]!;
+    while (Date.now() < activatesAt - 300) {
+      lastBefore = await refreshed();
+      expect(kidOf(lastBefore)).toBe(oldKid);
+      before += 1;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(before).toBeGreaterThan(3);
 
-    const after = await issueTokens(as, client, user);
-    expect(decodeProtectedHeader(after.access_token).kid).toBe(newKid);
+    // From its activation on, by the clock (no reload needed), the new key signs.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, activatesAt - Date.now() + 20)));
+    const after = await refreshed();
+    expect(kidOf(after)).toBe(newKid);
+    expect(decodeJwt(after).iat! * 1000).toBeGreaterThanOrEqual(Math.floor(activatesAt / 1000) * 1000);
 
-    // Every in-flight token verifies for as long as it lives.
-    const expiries = inFlight.map(({ access_token }) => decodeJwt(access_token).exp!);
+    // Every token the old key signed verifies for as long as it lives.
+    const lastOld = [...inFlight, lastBefore];
+    const expiries = lastOld.map((token) => decodeJwt(token).exp!);
     while (Date.now() / 1000 < Math.min(...expiries) - 0.2) {
-      for (const { access_token } of inFlight) expect(await verifies(access_token)).toBe(true);
+      for (const token of lastOld) expect(await verifies(token)).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
 
-    // Retention is the longest token lifetime plus one reload interval; then the old kid is gone.
-    await until(async () => !(await kids()).includes(oldKid), 8000);
-    expect(Date.now() - rotatedAt).toBeGreaterThan(3000);
+    // Retention counts from when the old key stopped signing (the activation), not from the rotation: the longest
+    // token lifetime plus one reload interval. Then the old kid is gone.
+    await until(async () => !(await kids()).includes(oldKid), 8_000);
+    expect(Date.now() - activatesAt).toBeGreaterThan(3_000);
     expect(await kids()).toEqual([newKid]);
     expect(await as.prisma.signingKey.count()).toBe(1);
-    const fresh = await issueTokens(as, client, user);
-    expect(await verifies(fresh.access_token)).toBe(true);
+    expect(await verifies(await refreshed())).toBe(true);
+  });
+
+  it('rotates at once with --now, withdraws a compromised key, and never signs with a staged key that --now replaced', async () => {
+    const refreshed = await refresher();
+    const compromised = kidOf(await refreshed())!;
+    const stolen = await refreshed();
+
+    // A staged rotation, then an emergency before it activates.
+    const staged = await rotate();
+    const emergency = await rotate('--now');
+    expect(emergency.immediate).toBe(true);
+    expect(Math.abs(Date.parse(emergency.activates_at) - Date.now())).toBeLessThan(2_000);
+    // The running server reads it within its reload interval and signs with it.
+    await until(async () => kidOf(await refreshed()) === emergency.kid, 3_000);
+    // The old key is still published: the tokens it signed keep working until withdrawn.
+    expect(await verifies(stolen)).toBe(true);
+
+    // The key that signs cannot be withdrawn; nothing changes.
+    const refused = await admin('keys', 'withdraw', emergency.kid);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toContain('signs now or is staged');
+    expect(await kids()).toContain(emergency.kid);
+    expect((await admin('keys', 'withdraw', 'no-such-kid')).code).toBe(1);
+
+    const withdrawn = await admin('keys', 'withdraw', compromised, '--json');
+    expect(withdrawn.code).toBe(0);
+    await until(async () => !(await kids()).includes(compromised), 3_000);
+    const events = await as.prisma.securityEvent.findMany({ where: { type: 'signing_key.withdrawn' } });
+    expect(events.map((event) => event.detail)).toEqual([{ by: 'operator', kid: compromised }]);
+    expect(await verifies(stolen)).toBe(false);
+    expect(await verifies(await refreshed())).toBe(true);
+
+    // The key staged before the emergency never signs, not even past the time it was to activate.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Date.parse(staged.activates_at) - Date.now() + 200)),
+    );
+    expect(kidOf(await refreshed())).toBe(emergency.kid);
+    const listed = JSON.parse((await admin('keys', 'list', '--json')).out) as {
+      kid: string;
+      status: string;
+    }[];
+    expect(listed.find((key) => key.kid === staged.kid)?.status).toBe('retired');
+    expect(listed.find((key) => key.kid === emergency.kid)?.status).toBe('signing');
+    expect(listed.map((key) => key.kid)).not.toContain(compromised);
   });
 });

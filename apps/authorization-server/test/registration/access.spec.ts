@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startAuthorizationServer, type AuthorizationServerFixture } from '../support/authorization-server.fixture.js';
+import {
+  startAuthorizationServer,
+  type AuthorizationServerFixture,
+} from '../support/authorization-server.fixture.js';
 import { nativeClient, register } from './registration.helpers.js';
 
 describe('registration with DCR_INITIAL_ACCESS_TOKEN', () => {
@@ -73,24 +76,32 @@ describe('registration under each revision', () => {
     }
   });
 
-  it('under 2025-06-18 takes plain RFC 7591 metadata, deriving application_type, with no Deprecation header', async () => {
-    const as = await startAuthorizationServer({ env: { SPEC_REVISION: '2025-06-18' } });
-    try {
-      const metadata = await (await fetch(`${as.app.url}/.well-known/oauth-authorization-server`)).json();
-      expect(metadata).toHaveProperty('registration_endpoint', `${as.issuer}/register`);
-      const native = await register(as, nativeClient({ application_type: undefined }));
-      expect(native.status).toBe(201);
-      expect(native.headers.get('deprecation')).toBeNull();
-      expect(native.body.application_type).toBe('native');
-      const web = await register(as, nativeClient({ application_type: undefined, redirect_uris: ['https://app.example/cb'] }));
-      expect(web.body.application_type).toBe('web');
-      // A sent application_type is still checked against the redirect URIs.
-      const wrong = await register(as, nativeClient({ application_type: 'web' }));
-      expect(wrong.body.error).toBe('invalid_client_metadata');
-    } finally {
-      await as.close();
-    }
-  });
+  // 2025-11-25 keeps registration as a MAY "for backwards compatibility", without deprecating it or asking for
+  // application_type (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#dynamic-client-registration).
+  it.each(['2025-06-18', '2025-11-25'])(
+    'under %s takes plain RFC 7591 metadata, deriving application_type, with no Deprecation header',
+    async (revision) => {
+      const as = await startAuthorizationServer({ env: { SPEC_REVISION: revision } });
+      try {
+        const metadata = await (await fetch(`${as.app.url}/.well-known/oauth-authorization-server`)).json();
+        expect(metadata).toHaveProperty('registration_endpoint', `${as.issuer}/register`);
+        const native = await register(as, nativeClient({ application_type: undefined }));
+        expect(native.status).toBe(201);
+        expect(native.headers.get('deprecation')).toBeNull();
+        expect(native.body.application_type).toBe('native');
+        const web = await register(
+          as,
+          nativeClient({ application_type: undefined, redirect_uris: ['https://app.example/cb'] }),
+        );
+        expect(web.body.application_type).toBe('web');
+        // A sent application_type is still checked against the redirect URIs.
+        const wrong = await register(as, nativeClient({ application_type: 'web' }));
+        expect(wrong.body.error).toBe('invalid_client_metadata');
+      } finally {
+        await as.close();
+      }
+    },
+  );
 
   it('is absent with DCR_ENABLED=false: 404 and no registration_endpoint', async () => {
     const as = await startAuthorizationServer({ env: { DCR_ENABLED: 'false' } });

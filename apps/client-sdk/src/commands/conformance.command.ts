@@ -7,16 +7,17 @@
  * `MCP_CONFORMANCE_PROTOCOL_VERSION`. The client authorizes headlessly (the suite's mock authorization servers
  * approve without a user; github.com/modelcontextprotocol/conformance), with a fresh in-memory store, as a
  * generic MCP client: it connects, lists the tools and calls every tool that takes no required argument. Nothing
- * here depends on the scenario's name; the authorization rules come from the revision, which is `2025-06-18` for
- * that protocol version and `2026-07-28` otherwise (the later dated versions' rules are a subset of it). A client
+ * here depends on the scenario's name; the authorization rules come from the revision of that protocol version
+ * (`2025-06-18`, `2025-11-25` or `2026-07-28`), and the latest revision's for any other version. A client
  * given a secret uses the client credentials grant (MCP SEP-1046) wherever the server lists it in
  * `grant_types_supported`, and the authorization code flow elsewhere. A context with an enterprise IdP
  * (`idp_id_token`, `idp_token_endpoint`, `idp_client_id`) makes the client exchange that ID token for an ID-JAG and
  * redeem it with the jwt-bearer grant (MCP SEP-990) instead, where the server lists that grant. A context with a
  * workload JWT (`valid_jwt`) makes the client present it with the jwt-bearer grant (MCP SEP-1933), as `client_id`
- * when the context names one, and nothing else: a refusal ends the run. Wherever the authorization server offers
- * DPoP (`dpop_signing_alg_values_supported`, MCP SEP-1932), the tokens are DPoP-bound, as with every command (the
- * command line composes the DPoP client unless `--no-dpop`).
+ * when the context names one, and nothing else: a refusal ends the run. Wherever the server accepts DPoP (its
+ * metadata, or a `DPoP` challenge) and the authorization server offers it (`dpop_signing_alg_values_supported`, MCP
+ * SEP-1932), the tokens are DPoP-bound, as with every command (the command line composes the DPoP client unless
+ * `--no-dpop`).
  */
 import {
   CLIENT_ASSERTION_ALGORITHMS,
@@ -32,7 +33,7 @@ import {
   type IdJagStrategyOptions,
 } from '@portcullis/extension-enterprise-managed-authorization';
 import type { WorkloadIdentityStrategyOptions } from '@portcullis/extension-workload-identity';
-import { isRevisionId, type RevisionId } from '@portcullis/revisions';
+import { isRevisionId, LATEST_REVISION, type RevisionId } from '@portcullis/revisions';
 import { authorizedFetchFor, preRegisteredClient } from '../authorization.js';
 import { connectMcp } from '../mcp-session.js';
 import { UsageError, serverUrlArgument } from '../options.js';
@@ -125,12 +126,12 @@ function contextWorkloadToken(context: ConformanceContext): WorkloadIdentityStra
 
 /** The authorization revision for a protocol version of the suite. */
 export function revisionForProtocolVersion(protocolVersion: string): RevisionId {
-  return isRevisionId(protocolVersion) ? protocolVersion : '2026-07-28';
+  return isRevisionId(protocolVersion) ? protocolVersion : LATEST_REVISION;
 }
 
 export const conformanceCommand: Command = async ({ options, positionals, output, env }) => {
   const serverUrl = serverUrlArgument(positionals, 'conformance');
-  const protocolVersion = env['MCP_CONFORMANCE_PROTOCOL_VERSION'] ?? '2026-07-28';
+  const protocolVersion = env['MCP_CONFORMANCE_PROTOCOL_VERSION'] ?? LATEST_REVISION;
   const revision = options.revision ?? revisionForProtocolVersion(protocolVersion);
   const context = readContext(env['MCP_CONFORMANCE_CONTEXT']);
   const client = preRegisteredClient(options) ?? contextClient(context);

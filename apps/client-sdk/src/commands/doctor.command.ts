@@ -3,20 +3,21 @@ import { canonicalizeResourceUri } from '@portcullis/protocol';
 import { openTokenStore } from '../authorization.js';
 import { CLI_EXTENSIONS } from '../extensions.js';
 import type { GlobalOptions } from '../options.js';
-import { serverUrlArgument } from '../options.js';
+import { originOption, serverUrlArgument } from '../options.js';
 import type { Output } from '../output.js';
 import type { Command } from './command.js';
 
 const MARK = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' } as const;
 
 /**
- * `portcullis doctor <server-url> [--token <t>] [--wrong-audience-token <t>] [--step-up-tool <name>] [--json]`:
+ * `portcullis doctor <server-url> [--token <t>] [--wrong-audience-token <t>] [--step-up-tool <name>] [--origin <o>] [--json]`:
  * black-box checks of an MCP server's authorization (see `diagnose` in `@portcullis/client`), one line per check with
  * its section, a summary, exit status 1 when any check fails. Without `--token`, the token `portcullis login` stored
  * for the server, if any. Tokens are never printed.
  */
 export const doctorCommand: Command = async ({ options, positionals, output, env }) => {
   const serverUrl = serverUrlArgument(positionals, 'doctor');
+  const browserOrigin = originOption(options.origin);
   const token =
     options.token === undefined
       ? await storedToken(serverUrl, options, env, output)
@@ -26,6 +27,7 @@ export const doctorCommand: Command = async ({ options, positionals, output, env
     ...(token === undefined ? {} : { token }),
     ...(options.wrongAudienceToken === undefined ? {} : { wrongAudienceToken: options.wrongAudienceToken }),
     ...(options.stepUpTool === undefined ? {} : { stepUpTool: options.stepUpTool }),
+    ...(browserOrigin === undefined ? {} : { browserOrigin }),
   });
   if (options.json) output.result(JSON.stringify(report, null, 2));
   else print(report, output);

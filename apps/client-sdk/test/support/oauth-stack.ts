@@ -34,8 +34,9 @@ export interface StackOptions {
    */
   readonly workload?: { readonly refuse?: string };
   /**
-   * Offer DPoP (RFC 9449): `dpop_signing_alg_values_supported`, a code redeemed with a valid proof gets a token bound
-   * to its key (`token_type` `DPoP`), which the MCP endpoint accepts only as `Authorization: DPoP` with a proof.
+   * Offer DPoP (RFC 9449): `dpop_signing_alg_values_supported` in both metadata documents, a code redeemed with a
+   * valid proof gets a token bound to its key (`token_type` `DPoP`), which the MCP endpoint accepts only as
+   * `Authorization: DPoP` with a proof.
    */
   readonly dpop?: boolean;
 }
@@ -241,6 +242,8 @@ export async function startStack(options: StackOptions = {}) {
         resource,
         authorization_servers: [as.url],
         scopes_supported: ['notes:read', 'notes:write'],
+        // RFC 9728 2: a resource that accepts DPoP says so; a client binds its tokens only for such a resource.
+        ...(options.dpop ? { dpop_signing_alg_values_supported: ['ES256'] } : {}),
       });
     }
     if (url.pathname !== '/mcp') return json(response, 404, { error: 'not_found' });

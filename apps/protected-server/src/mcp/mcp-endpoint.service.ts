@@ -7,8 +7,7 @@
  *   and bound to the token's issuer and subject (see `legacy-sessions.ts`). The SDK's `isLegacyRequest` decides the era, so this
  *   routing can never disagree with the SDK's own classification.
  *
- * Host and Origin headers are checked first (MCP Streamable HTTP transport, security warning: DNS rebinding), against
- * the resource URI's host, plus the loopback names when the resource itself is on loopback.
+ * Host and Origin headers were checked before the bearer guard (`mcp-transport-security.hook.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,18 +15,14 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nes
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
-  hostHeaderValidationResponse,
   isInitializeRequest,
   isLegacyRequest,
-  localhostAllowedHostnames,
-  originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo as McpAuthInfo,
   type McpHandlerRequestOptions,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { ExtensionSummary } from '@portcullis/extensions';
-import { isLoopbackHostname } from '@portcullis/metadata';
 import { RESOURCE_SERVER_CONFIG, type ResourceServerConfig } from '@portcullis/resource-server';
 import { NotesService } from '../notes/notes.service.js';
 import { flushingEventStreams } from './event-stream-response.js';
@@ -45,11 +40,6 @@ function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
-function allowedHostnames(resource: string): string[] {
-  const { hostname } = new URL(resource);
-  return isLoopbackHostname(hostname) ? [...new Set([hostname, ...localhostAllowedHostnames()])] : [hostname];
-}
-
 /**
  * Serves MCP over Streamable HTTP for requests the bearer guard already authenticated.
  *
@@ -61,7 +51,6 @@ export class McpEndpoint implements BeforeApplicationShutdown {
   readonly #modern: McpHttpHandler;
   readonly #node: NodeMcpRequestHandler;
   readonly #sessions = new LegacySessionRegistry(LEGACY_SESSION_LIMITS);
-  readonly #hostnames: string[];
   /** The composed extensions (`EXTENSIONS`), declared in every server instance's capabilities. */
   readonly #extensions: readonly ExtensionSummary[];
 
@@ -70,7 +59,6 @@ export class McpEndpoint implements BeforeApplicationShutdown {
     @Inject(RESOURCE_SERVER_CONFIG) config: ResourceServerConfig,
   ) {
     const onerror = (error: Error) => this.logger.warn(`MCP: ${error.message}`);
-    this.#hostnames = allowedHostnames(config.resource);
     this.#extensions = config.extensions.list();
     this.#modern = createMcpHandler(() => createNotesMcpServer(this.notes, this.#extensions), {
       legacy: 'reject',
@@ -104,10 +92,6 @@ export class McpEndpoint implements BeforeApplicationShutdown {
   }
 
   private async route(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
-    const rejected =
-      hostHeaderValidationResponse(request, this.#hostnames) ??
-      originValidationResponse(request, this.#hostnames);
-    if (rejected) return rejected;
     const legacy = await isLegacyRequest(request, options?.parsedBody, {
       maxRequestBodySize: MAX_BODY_BYTES,
     });

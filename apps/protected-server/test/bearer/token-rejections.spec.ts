@@ -67,14 +67,24 @@ describe('tokens the protected server must not accept (MCP "Token Handling", RFC
           .sign(new TextEncoder().encode(JSON.stringify(as.key.publicJwk))),
     ],
     [
-      // Issued long before the keys were fetched: the key is known to be absent. (A fresh token with an unknown kid
-      // is 503 until a later fetch can tell: libs/resource-server's jwt-validation spec.)
-      'a token signed with an unknown kid',
+      // Fresh, with the authorization server up: the key set just fetched lacks the key (never a 503).
+      'a token signed with kid 123, a key the authorization server never published',
       async () =>
         as.mint({
-          key: await createSigningKey(),
-          claims: { aud: app.resource, scope: 'notes:write', iat: Math.floor(Date.now() / 1000) - 120 },
+          key: await createSigningKey('123'),
+          claims: { aud: app.resource, scope: 'notes:write' },
         }),
+    ],
+    [
+      'a token carrying the attacker’s own key in a jwk header',
+      async () => {
+        const attacker = await createSigningKey();
+        return as.mint({
+          key: attacker,
+          claims: { aud: app.resource, scope: 'notes:write' },
+          header: { jwk: attacker.publicJwk },
+        });
+      },
     ],
     ['an expired token', () => mint({ iat: now() - 600, exp: now() - 120 })],
     ['a token not valid before a future nbf', () => mint({ nbf: now() + 300, exp: now() + 900 })],

@@ -80,6 +80,19 @@ describe('DPoP-bound access tokens at the protected server (RFC 9449 Section 7)'
     expect(response.status).toBe(200);
   });
 
+  it('refuses a foreign Origin before the proof is checked, so the proof stays usable (nothing single-use spent)', async () => {
+    const proof = await proofFor();
+    const foreign = await postMcp(app, createNote('foreign page'), {
+      headers: { authorization: `DPoP ${token}`, dpop: proof, origin: 'https://attacker.example' },
+    });
+    expect(foreign.status).toBe(403);
+    expect(await countNotes(app)).toBe(0);
+    // The same proof, its jti not recorded by the refusal, is accepted once from the client itself.
+    const response = await sendDpop(token, [proof]);
+    expect(response.status).toBe(200);
+    expect(await countNotes(app)).toBe(1);
+  });
+
   it('accepts the scheme name in any case (RFC 9110 Section 11.1)', async () => {
     const response = await postMcp(app, createNote('case'), {
       headers: { authorization: `dpop ${token}`, dpop: await proofFor() },

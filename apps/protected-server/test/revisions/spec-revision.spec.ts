@@ -1,62 +1,80 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startDatabase, type TestDatabase } from '@portcullis/testing';
 import { protectedResourceMetadataUrls } from '@portcullis/protocol';
-import { bearerChallengeOf, callTool, modernMessage, postMcp } from '../support/mcp-requests.js';
-import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
+import { REVISIONS, type RevisionId } from '@portcullis/revisions';
 import {
+  startDatabase,
   startTestAuthorizationServer,
   type TestAuthorizationServer,
+  type TestDatabase,
 } from '@portcullis/testing';
+import { bearerChallengeOf, callTool, modernMessage, postMcp, toolJson } from '../support/mcp-requests.js';
+import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
 
-describe('SPEC_REVISION selects the revision-dependent challenge behaviour', () => {
+/**
+ * What each revision's resource server does differently, read off its authorization page: the `scope` parameter
+ * of challenges comes with the scope challenge of 2025-11-25 ("Protected Resource Metadata Discovery Requirements",
+ * "Runtime Insufficient Scope Errors"; absent from 2025-06-18). Typed by revision, so a new revision cannot be
+ * accepted without a row here.
+ */
+const EXPECTED: Record<RevisionId, { readonly scopeInChallenges: boolean }> = {
+  '2025-06-18': { scopeInChallenges: false },
+  '2025-11-25': { scopeInChallenges: true },
+  '2026-07-28': { scopeInChallenges: true },
+};
+
+describe.each(REVISIONS)('the protected server under SPEC_REVISION=%s', (revision) => {
+  const { scopeInChallenges } = EXPECTED[revision];
   let as: TestAuthorizationServer;
   let database: TestDatabase;
-  let earlier: ProtectedServer;
-  let later: ProtectedServer;
+  let app: ProtectedServer;
 
   beforeAll(async () => {
     as = await startTestAuthorizationServer({ audience: 'set per token' });
     database = await startDatabase();
-    earlier = await startProtectedServer({
+    app = await startProtectedServer({
       authorizationServer: as.issuer,
       database,
-      env: { SPEC_REVISION: '2025-06-18' },
-    });
-    later = await startProtectedServer({
-      authorizationServer: as.issuer,
-      database,
-      env: { SPEC_REVISION: '2026-07-28' },
+      env: { SPEC_REVISION: revision },
     });
   });
   afterAll(async () => {
-    await earlier?.close();
-    await later?.close();
+    await app?.close();
     await database?.stop();
     await as?.close();
   });
 
-  it('always carries resource_metadata in the 401 challenge, and scope only under 2026-07-28', async () => {
-    const old = bearerChallengeOf(await postMcp(earlier, modernMessage('tools/list')));
-    expect(old.params).toEqual({ resource_metadata: protectedResourceMetadataUrls(earlier.resource)[0] });
+  it('boots, publishes its metadata and serves a tool call with a sufficient token', async () => {
+    const metadataUrl = protectedResourceMetadataUrls(app.resource)[0]!;
+    const metadata = await fetch(metadataUrl);
+    expect(metadata.status).toBe(200);
+    expect(await metadata.json()).toMatchObject({
+      resource: app.resource,
+      authorization_servers: [as.issuer],
+    });
 
-    const current = bearerChallengeOf(await postMcp(later, modernMessage('tools/list')));
-    expect(current.params).toEqual({
-      resource_metadata: protectedResourceMetadataUrls(later.resource)[0],
-      scope: 'notes:read notes:write',
+    const token = await as.mint({ claims: { aud: app.resource, scope: 'notes:read notes:write' } });
+    const note = await toolJson<{ title: string }>(
+      await callTool(app, token, 'notes_create', { title: revision }),
+    );
+    expect(note.title).toBe(revision);
+  });
+
+  it(`always carries resource_metadata in the 401 challenge, and scope ${scopeInChallenges ? 'too' : 'not'}`, async () => {
+    const challenge = bearerChallengeOf(await postMcp(app, modernMessage('tools/list')));
+    expect(challenge.params).toEqual({
+      resource_metadata: protectedResourceMetadataUrls(app.resource)[0],
+      ...(scopeInChallenges ? { scope: 'notes:read notes:write' } : {}),
     });
   });
 
-  it('refuses an insufficient token with 403 insufficient_scope under both, naming the scope only under 2026-07-28', async () => {
-    const tokenFor = (app: ProtectedServer) =>
-      as.mint({ claims: { aud: app.resource, scope: 'notes:read' } });
-    const old = await callTool(earlier, await tokenFor(earlier), 'notes_create', { title: 'x' });
-    expect(old.status).toBe(403);
-    expect(bearerChallengeOf(old).params['error']).toBe('insufficient_scope');
-    expect(bearerChallengeOf(old).params['scope']).toBeUndefined();
-
-    const current = await callTool(later, await tokenFor(later), 'notes_create', { title: 'x' });
-    expect(current.status).toBe(403);
-    expect(bearerChallengeOf(current).params['scope']).toBe('notes:write');
-    expect(await database.database.prisma.note.count()).toBe(0);
+  it(`refuses an insufficient token with 403 insufficient_scope, ${scopeInChallenges ? 'naming' : 'not naming'} the scope`, async () => {
+    const before = await database.database.prisma.note.count();
+    const token = await as.mint({ claims: { aud: app.resource, scope: 'notes:read' } });
+    const response = await callTool(app, token, 'notes_create', { title: 'x' });
+    expect(response.status).toBe(403);
+    const challenge = bearerChallengeOf(response);
+    expect(challenge.params['error']).toBe('insufficient_scope');
+    expect(challenge.params['scope']).toBe(scopeInChallenges ? 'notes:write' : undefined);
+    expect(await database.database.prisma.note.count()).toBe(before);
   });
 });

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { isLoopbackHost } from '@portcullis/protocol';
+import type { UserProfile } from '@portcullis/authorization';
+import { hasUnsafeCharacter, isLoopbackHost } from '@portcullis/protocol';
 import * as oidc from 'openid-client';
 import { PROXY_OPTIONS, type ProxyOptions, type UpstreamOptions } from '../proxy.options.js';
 import { UpstreamError } from './upstream.error.js';
@@ -24,6 +25,11 @@ export interface UpstreamSignIn {
   readonly subject: string;
   /** A name to show and log: `preferred_username`, `email` or `name`, else the subject. */
   readonly displayName: string;
+  /**
+   * The person's `name`, `email` and `email_verified` as the upstream stated them (ID token and UserInfo), for the
+   * proxy's own `profile` and `email` claims; a member the upstream did not state is absent.
+   */
+  readonly profile: UserProfile;
   readonly accessToken: string;
   readonly refreshToken?: string;
   readonly scopes: readonly string[];
@@ -99,6 +105,7 @@ export class UpstreamClient {
         issuer: config.serverMetadata().issuer,
         subject,
         displayName: firstString(profile, ['preferred_username', 'email', 'name']) ?? subject,
+        profile: statedProfile(profile),
         accessToken: tokens.access_token,
         ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
         scopes: (tokens.scope ?? this.#upstream.scopes.join(' ')).split(' ').filter(Boolean),
@@ -205,4 +212,26 @@ function firstString(claims: Record<string, unknown>, names: readonly string[]):
     if (typeof value === 'string' && value.length > 0) return value;
   }
   return undefined;
+}
+
+/** Longer claims are not kept: no name or address needs more (RFC 5321 4.5.3.1: an address is at most 254). */
+const MAX_CLAIM_LENGTH = 320;
+
+/**
+ * The upstream's `name`, `email` and `email_verified` claims (OIDC Core 5.1), where it stated them with the right
+ * types as plain text (no control character but tab and line breaks, which the database may not store, no lone
+ * surrogate): `email_verified`
+ * is true only when the upstream says exactly that, and only beside an address.
+ *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#StandardClaims
+ */
+function statedProfile(claims: Record<string, unknown>): UserProfile {
+  const plain = (value: string | undefined) =>
+    value !== undefined && value.length <= MAX_CLAIM_LENGTH && !hasUnsafeCharacter(value) ? value : undefined;
+  const name = plain(firstString(claims, ['name']));
+  const email = plain(firstString(claims, ['email']));
+  return {
+    ...(name !== undefined ? { name } : {}),
+    ...(email !== undefined ? { email, emailVerified: claims['email_verified'] === true } : {}),
+  };
 }

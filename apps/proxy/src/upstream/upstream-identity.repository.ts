@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AuthenticatedUser } from '@portcullis/authorization';
+import type { AuthenticatedUser, UserProfile } from '@portcullis/authorization';
 import { Prisma, PrismaClient } from '@portcullis/persistence';
 
 /**
@@ -11,7 +11,9 @@ const NO_PASSWORD = '!upstream';
 /**
  * Local users for upstream identities. The key is the upstream's `iss` and `sub` together (OIDC Core 5.7: only
  * that pair identifies a person; an email or a username may be reassigned), and the local user's id becomes the
- * `sub` of the proxy's own tokens, so no upstream identifier leaves the proxy inside a token.
+ * `sub` of the proxy's own tokens, so no upstream identifier leaves the proxy inside a token. The person's name and
+ * email, as the upstream states them at each sign-in, are kept on the local user: the proxy is an OpenID provider
+ * too, and grants them as the claims of its own `profile` and `email` scopes (OIDC Core 5.4).
  *
  * @see https://openid.net/specs/openid-connect-core-1_0.html#ClaimStability
  */
@@ -19,8 +21,16 @@ const NO_PASSWORD = '!upstream';
 export class UpstreamIdentities {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /** The local user of `issuer` + `subject`, created on first sign-in. */
-  async userFor(issuer: string, subject: string, displayName: string): Promise<AuthenticatedUser> {
+  /**
+   * The local user of `issuer` + `subject`, created on first sign-in, with the `profile` the upstream stated this
+   * time (a member it did not state is left as it was).
+   */
+  async userFor(
+    issuer: string,
+    subject: string,
+    displayName: string,
+    profile: UserProfile = {},
+  ): Promise<AuthenticatedUser> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const existing = await this.prisma.upstreamIdentity.findUnique({
         where: { issuer_subject: { issuer, subject } },
@@ -30,12 +40,15 @@ export class UpstreamIdentities {
           where: { issuer_subject: { issuer, subject } },
           data: { lastSignInAt: new Date() },
         });
+        if (Object.keys(profile).length > 0) {
+          await this.prisma.user.update({ where: { id: existing.userId }, data: profile });
+        }
         return { id: existing.userId, username: displayName };
       }
       try {
         const user = await this.prisma.$transaction(async (tx) => {
           const created = await tx.user.create({
-            data: { username: localUsername(issuer, subject), passwordHash: NO_PASSWORD },
+            data: { username: localUsername(issuer, subject), passwordHash: NO_PASSWORD, ...profile },
           });
           await tx.upstreamIdentity.create({
             data: { issuer, subject, userId: created.id, lastSignInAt: new Date() },

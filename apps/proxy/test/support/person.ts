@@ -30,6 +30,8 @@ export interface Walk {
   readonly pages: PageKind[];
   /** Every URL requested, in order. */
   readonly visited: string[];
+  /** The pages shown, in order (those in `pages`). */
+  readonly shown: UserAgentResponse[];
 }
 
 /** What kind of page `response` is. */
@@ -55,22 +57,24 @@ export async function walk(
   choices: PersonChoices = {},
 ): Promise<Walk> {
   const pages: PageKind[] = [];
+  const shown: UserAgentResponse[] = [];
   const visited = [response.url];
   let current = response;
   for (let steps = 0; steps < 30; steps++) {
     const location = current.location;
     if ([301, 302, 303, 307, 308].includes(current.status) && location) {
       if (location.startsWith(redirectUri))
-        return { stoppedAt: new URL(location), response: current, pages, visited };
+        return { stoppedAt: new URL(location), response: current, pages, visited, shown };
       current = await ua.follow(current);
       visited.push(current.url);
       continue;
     }
     const kind = current.status === 200 ? pageKind(current) : 'other';
     pages.push(kind);
+    shown.push(current);
     const consent = choices.consent ?? 'approve';
     if (kind === 'proxy-consent' || kind === 'session-consent' || kind === 'confirm') {
-      if (consent === 'leave') return { response: current, pages, visited };
+      if (consent === 'leave') return { response: current, pages, visited, shown };
       current = await ua.submit(current.form(), {}, { button: { name: 'decision', value: consent } });
     } else if (kind === 'upstream-login') {
       const form = current.form();
@@ -82,7 +86,7 @@ export async function walk(
     } else if (kind === 'upstream-consent') {
       current = await ua.submit(current.form());
     } else {
-      return { response: current, pages, visited };
+      return { response: current, pages, visited, shown };
     }
     visited.push(current.url);
   }

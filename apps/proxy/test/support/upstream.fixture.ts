@@ -1,6 +1,6 @@
 // A real third-party authorization server for the proxy to sign people in at: panva's oidc-provider on a loopback
 // port, with one static confidential client (the proxy's), its development login and consent pages (any login
-// name signs in; the name is the `sub`), behind a recording forwarder that keeps every exchange, so a test can
+// name signs in; the name is the `sub`; `profile` and `email` claims derived from it), behind a recording forwarder that keeps every exchange, so a test can
 // list every code and token the upstream handed out and every one it was shown. The forwarder can also hold
 // requests unanswered, to play a slow upstream.
 import { randomBytes } from 'node:crypto';
@@ -51,8 +51,19 @@ export async function startUpstream(options: { redirectUri: string }): Promise<U
       },
     ],
     cookies: { keys: [randomBytes(32).toString('base64url')] },
-    claims: { openid: ['sub'], profile: ['preferred_username'] },
-    findAccount: (_context, id) => ({ accountId: id, claims: () => ({ sub: id, preferred_username: id }) }),
+    claims: { openid: ['sub'], profile: ['preferred_username', 'name'], email: ['email', 'email_verified'] },
+    // Every account has a name and a verified address, which the proxy passes on as its own claims when it asks
+    // for the profile and email scopes.
+    findAccount: (_context, id) => ({
+      accountId: id,
+      claims: () => ({
+        sub: id,
+        preferred_username: id,
+        name: `${id} (upstream)`,
+        email: `${id}@upstream.example`,
+        email_verified: true,
+      }),
+    }),
     features: { devInteractions: { enabled: true } },
     pkce: { required: () => true },
     ttl: {

@@ -4,13 +4,21 @@ import {
   isScopeToken,
   issuerIdentifierProblem,
 } from '@portcullis/protocol';
-import { getRevision, isRevisionId, LATEST_REVISION, type RevisionId } from '@portcullis/revisions';
+import {
+  getRevision,
+  isRevisionId,
+  LATEST_REVISION,
+  REVISIONS,
+  type RevisionId,
+} from '@portcullis/revisions';
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { MetadataDocumentFetchOverrides } from '../clients/metadata-documents/client-id-metadata-documents.options.js';
 import { parseKeyEncryptionKey } from '../keys/key-encryption.js';
+import { DEFAULT_JWKS_MAX_AGE } from '../keys/signing-key-timing.js';
 import type { AuthorizationServerOptions } from './authorization-server.options.js';
+import { AllowedRedirectSchemesEnvSchema } from './redirect-schemes.env.js';
 
 /**
  * The environment variables of an app built on these modules (the authorization server, the proxy), as zod fields
@@ -82,7 +90,7 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
     ISSUER: IssuerEnvSchema.default(defaultIssuer),
     SPEC_REVISION: z
       .string()
-      .refine(isRevisionId, 'must be 2025-06-18 or 2026-07-28')
+      .refine(isRevisionId, `must be one of ${REVISIONS.join(', ')}`)
       .default(LATEST_REVISION)
       .transform((value) => value as RevisionId),
     RESOURCES: resources.optional(),
@@ -117,12 +125,20 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
     RATE_LIMIT_TOKEN: z.coerce.number().int().min(1).default(120),
     RATE_LIMIT_LOGIN: z.coerce.number().int().min(1).default(20),
     RATE_LIMIT_REGISTER: z.coerce.number().int().min(1).default(20),
-    // RFC 7591 registration: on under both revisions (2026-07-28 deprecates it, see the README).
+    // RFC 7591 registration: on under every revision (2026-07-28 deprecates it, see the README).
     DCR_ENABLED: z.enum(['true', 'false']).default('true'),
     DCR_INITIAL_ACCESS_TOKEN: secret,
     DCR_UNUSED_CLIENT_TTL: seconds(86_400),
     DCR_IDLE_CLIENT_TTL: seconds(90 * 86_400),
+    ALLOWED_REDIRECT_SCHEMES: AllowedRedirectSchemesEnvSchema,
     SIGNING_KEY_RELOAD_INTERVAL: seconds(30),
+    JWKS_MAX_AGE: seconds(DEFAULT_JWKS_MAX_AGE),
+    SIGNING_KEY_ACTIVATION_DELAY: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(10 * 365 * 86_400)
+      .optional(),
     SECURITY_EVENT_RETENTION: seconds(90 * 86_400),
     CIMD_ENABLED: z.enum(['true', 'false']).optional(),
     CIMD_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
@@ -138,8 +154,8 @@ export type AuthorizationServerEnv = z.output<
 
 /**
  * The cross-variable rules: loopback documents only for a loopback issuer (the later CIMD draft, "Server Side
- * Request Forgery (SSRF) Attacks"), and in production the secrets that development may do without. Call it from
- * the app schema's `superRefine`.
+ * Request Forgery (SSRF) Attacks"), a key activation delay no shorter than a key set may be cached, and in
+ * production the secrets that development may do without. Call it from the app schema's `superRefine`.
  */
 export function checkAuthorizationServerEnv(env: AuthorizationServerEnv, context: z.RefinementCtx): void {
   if (env.CIMD_ALLOW_LOOPBACK === 'true' && !hasLoopbackHost(env.ISSUER)) {
@@ -147,6 +163,16 @@ export function checkAuthorizationServerEnv(env: AuthorizationServerEnv, context
       code: 'custom',
       path: ['CIMD_ALLOW_LOOPBACK'],
       message: 'is only accepted when the ISSUER host is loopback',
+    });
+  }
+  // A staged key must be in every key set a resource server may hold when it starts signing: published on every
+  // instance (one reload interval) and past any cache of the key set before (JWKS_MAX_AGE).
+  const leastDelay = env.JWKS_MAX_AGE + env.SIGNING_KEY_RELOAD_INTERVAL;
+  if (env.SIGNING_KEY_ACTIVATION_DELAY !== undefined && env.SIGNING_KEY_ACTIVATION_DELAY < leastDelay) {
+    context.addIssue({
+      code: 'custom',
+      path: ['SIGNING_KEY_ACTIVATION_DELAY'],
+      message: `must be at least JWKS_MAX_AGE + SIGNING_KEY_RELOAD_INTERVAL (${leastDelay} s)`,
     });
   }
   if (env.NODE_ENV !== 'production') return;
@@ -202,7 +228,14 @@ export function authorizationServerOptionsFromEnv(
       unusedClientTtl: config.DCR_UNUSED_CLIENT_TTL,
       idleClientTtl: config.DCR_IDLE_CLIENT_TTL,
     },
-    signingKeys: { reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL },
+    allowedRedirectSchemes: config.ALLOWED_REDIRECT_SCHEMES,
+    signingKeys: {
+      reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL,
+      jwksMaxAge: config.JWKS_MAX_AGE,
+      ...(config.SIGNING_KEY_ACTIVATION_DELAY !== undefined
+        ? { activationDelay: config.SIGNING_KEY_ACTIVATION_DELAY }
+        : {}),
+    },
     securityEventRetention: config.SECURITY_EVENT_RETENTION,
     ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
     ...(host.loginHint ? { loginHint: host.loginHint } : {}),

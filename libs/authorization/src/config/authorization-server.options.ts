@@ -61,14 +61,26 @@ export interface RegistrationOptions {
 }
 
 /**
- * Every instance re-reads the signing keys this often (seconds), so a rotation made by another instance or by
- * `portcullis-admin keys rotate` is picked up; a retired key stays published this much longer than the longest
- * token lifetime, because another instance may sign with it until its next reload. Default 30.
+ * How signing keys are shared between instances and rotated, in seconds.
  *
  * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#RotateSigKeys
  */
 export interface SigningKeyOptions {
+  /**
+   * Every instance re-reads the keys this often, so a rotation made by another instance or by `portcullis-admin
+   * keys rotate` is picked up; a retired key stays published this much longer than the longest token lifetime,
+   * because an instance may sign with it until its next reload. Default 30.
+   */
   readonly reloadInterval: number;
+  /** `Cache-Control: max-age` of `jwks_uri`: how long a resource server may keep the key set. Default 300. */
+  readonly jwksMaxAge?: number;
+  /**
+   * How long after `keys rotate` the new key starts signing: until then it is only published, so every resource
+   * server's key set has it before a token needs it. Default `jwksMaxAge` + `reloadInterval` + 30 (the refetch
+   * cooldown of resource servers, jose's and Portcullis's default).
+   */
+  readonly activationDelay?: number;
 }
 
 /** Everything the authorization-server feature modules need, assembled by the app from its configuration. */
@@ -98,6 +110,11 @@ export interface AuthorizationServerOptions {
   readonly redisUrl?: string;
   /** Extra text on the login page (the development banner naming the demo user). */
   readonly loginHint?: string;
+  /**
+   * Private-use URI schemes (RFC 8252 7.1) clients may register redirect URIs with, lowercase (`cursor`); absent or
+   * empty: none, only https and loopback http (MCP "Communication Security").
+   */
+  readonly allowedRedirectSchemes?: readonly string[];
   /** Client ID metadata documents (an https URL as `client_id`); absent means off. */
   readonly clientIdMetadataDocuments?: ClientIdMetadataDocumentsOptions;
 }

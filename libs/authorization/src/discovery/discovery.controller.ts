@@ -72,14 +72,15 @@ export class JwksController {
   jwks(@Res() reply: FastifyReply): void {
     allowCors(reply);
     reply
-      .header('cache-control', 'public, max-age=300')
+      .header('cache-control', `public, max-age=${this.keys.jwksMaxAge()}`)
       .header('content-type', 'application/jwk-set+json')
       .send(this.keys.jwks());
   }
 }
 
 // An hour, as the large providers publish theirs: the document changes only with a deployment, and a client that keeps
-// it (RFC 9111) makes no discovery request for that long; the keys (jwks_uri) stay at five minutes, for rotation.
+// it (RFC 9111) makes no discovery request for that long; the keys (jwks_uri) stay at JWKS_MAX_AGE (five minutes),
+// which a rotated key waits out before it signs (keys/signing-key-timing.ts).
 function sendMetadata(reply: FastifyReply, metadata: MetadataService): void {
   allowCors(reply);
   reply

@@ -84,7 +84,20 @@ export class MetadataService {
       scopes_supported: [...new Set([...SERVER_SCOPES, ...resourceScopes])],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: [SIGNING_ALGORITHM],
-      claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'preferred_username'],
+      // OIDC Core 5.4: `profile` grants name and preferred_username, `email` email and email_verified.
+      claims_supported: [
+        'sub',
+        'iss',
+        'aud',
+        'exp',
+        'iat',
+        'auth_time',
+        'nonce',
+        'name',
+        'preferred_username',
+        'email',
+        'email_verified',
+      ],
       prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
       authorization_response_iss_parameter_supported: true,
       // draft-ietf-oauth-client-id-metadata-document: an https URL may serve as client_id.

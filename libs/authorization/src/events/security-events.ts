@@ -17,6 +17,7 @@ export const SECURITY_EVENT_TYPES = [
   'client.registered',
   'client.deleted',
   'signing_key.rotated',
+  'signing_key.withdrawn',
   'introspection.refused',
 ] as const;
 

@@ -7,6 +7,7 @@ import {
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
 import { SecurityEvents } from '../events/security-events.js';
+import { ResourceRegistry } from '../resources/resource-registry.js';
 import { IssuedTokens } from './issued-tokens.service.js';
 
 /**
@@ -22,7 +23,7 @@ const INACTIVE: IntrospectionResponse = Object.freeze({ active: false as const }
  * Answers what a token is (RFC 7662 2.2). Introspection is for resource servers: an access token is described only
  * to a client the operator made the resource server of the token's audience (`resourceServer`), so no client,
  * however it registered, reads another user's tokens (RFC 7662 4: the server decides who may learn what). Active
- * access tokens carry `scope`, `client_id`, `sub`, `aud`, `exp`, `iat`, `iss`, `jti` and `token_type: Bearer`; a
+ * access tokens carry `scope` (the token's own, as its `scope` claim has it), `client_id`, `sub`, `aud`, `exp`, `iat`, `iss`, `jti` and `token_type: Bearer`; a
  * sender-constrained one carries its `cnf` instead, with the `token_type` of the composed proof-of-possession scheme
  * (RFC 9449 6.2: `DPoP`, or none when no such extension is composed any more: it MUST NOT say another). A
  * refresh token is described only to the client it was issued to (it already holds it),
@@ -38,6 +39,7 @@ const INACTIVE: IntrospectionResponse = Object.freeze({ active: false as const }
 export class IntrospectionService {
   constructor(
     private readonly tokens: IssuedTokens,
+    private readonly resources: ResourceRegistry,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
     @Optional() private readonly events?: SecurityEvents,
   ) {}
@@ -62,7 +64,8 @@ export class IntrospectionService {
       const scheme = this.options.extensions.authorizationServerProofOfPossession()?.scheme;
       return {
         active: true,
-        scope: formatScope(record.scopes),
+        // The token's own scope: the claim scopes granted with it (profile, email) are for UserInfo, not the resource.
+        scope: formatScope(this.resources.accessTokenScopes(record.audience, record.scopes)),
         client_id: record.clientId,
         sub: payload.sub,
         aud: payload.aud ?? record.audience,

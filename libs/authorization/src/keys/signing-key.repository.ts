@@ -9,10 +9,14 @@ export interface NewSigningKey {
   privateJwk: string;
   encrypted: boolean;
   createdAt: Date;
+  /** When it starts signing: `createdAt` for the first key or an emergency, later for a staged one. */
+  activatesAt: Date;
 }
 
 /**
- * The stored signing keys: the unretired one signs, retired ones stay published until they are deleted.
+ * The stored signing keys. Each signs from its `activatesAt` until its `retiredAt` (the next key's `activatesAt`);
+ * those intervals never overlap and leave no gap, so at any moment exactly one key signs. Every stored key is
+ * published, staged ones before they sign and retired ones until they are deleted.
  *
  * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
  */
@@ -20,14 +24,16 @@ export interface NewSigningKey {
 export class SigningKeyRepository {
   constructor(private readonly prisma: PrismaClient) {}
 
-  /** How many keys are not retired (normally one; none before the first boot). */
+  /** How many keys have no successor (one once the first key exists; none before the first boot). */
   countUnretired(): Promise<number> {
     return this.prisma.signingKey.count({ where: { retiredAt: null } });
   }
 
-  /** The keys that are not retired. */
-  findUnretired(): Promise<SigningKey[]> {
-    return this.prisma.signingKey.findMany({ where: { retiredAt: null } });
+  /** The keys that sign at `at` or will sign later (the current key and a staged one). */
+  findSigningAfter(at: Date): Promise<SigningKey[]> {
+    return this.prisma.signingKey.findMany({
+      where: { OR: [{ retiredAt: null }, { retiredAt: { gt: at } }] },
+    });
   }
 
   /** Every stored key, newest first. */
@@ -36,14 +42,24 @@ export class SigningKeyRepository {
   }
 
   /**
-   * Retires every unretired key at `key.createdAt` and stores `key`, in one transaction: there is never a moment
-   * with no unretired key, or with two.
+   * Stores `key` and ends every other key's signing at `key.activatesAt`, in one transaction: a key that would sign
+   * past that moment (the current one, or one staged earlier) retires then, so the keys' signing intervals still
+   * cover all time exactly once. A staged key that had not activated by then never signs.
    */
-  async retireAllAndCreate(key: NewSigningKey): Promise<void> {
+  async stage(key: NewSigningKey): Promise<void> {
     await this.prisma.$transaction([
-      this.prisma.signingKey.updateMany({ where: { retiredAt: null }, data: { retiredAt: key.createdAt } }),
+      this.prisma.signingKey.updateMany({
+        where: { OR: [{ retiredAt: null }, { retiredAt: { gt: key.activatesAt } }] },
+        data: { retiredAt: key.activatesAt },
+      }),
       this.prisma.signingKey.create({ data: key }),
     ]);
+  }
+
+  /** Deletes one key whose signing ended at or before `at`; returns whether there was one. */
+  async deleteRetired(kid: string, at: Date): Promise<boolean> {
+    const { count } = await this.prisma.signingKey.deleteMany({ where: { kid, retiredAt: { lte: at } } });
+    return count === 1;
   }
 
   /** Deletes the keys retired before `cutoff`. */

@@ -16,6 +16,8 @@ export interface RegistrationContext {
   readonly grantTypesSupported: readonly string[];
   /** Grant types this server offers that only the operator registers clients for (`operatorGrantTypes()`). */
   readonly operatorGrants?: readonly string[];
+  /** The private-use redirect URI schemes the operator allows (`ALLOWED_REDIRECT_SCHEMES`), lowercase. */
+  readonly privateUseSchemes?: readonly string[];
   metadata?: ClientMetadata;
   grantTypes?: string[];
   responseTypes?: string[];

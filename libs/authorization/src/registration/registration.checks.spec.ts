@@ -6,11 +6,16 @@ import type { RegistrationContext } from './registration-check.js';
 import { REGISTRATION_CHECKS } from './registration.checks.js';
 
 /** Runs every check on a body; the settled context, or the OAuth error it was refused with. */
-function run(body: unknown, revision = '2026-07-28'): RegistrationContext | OAuthError {
+function run(
+  body: unknown,
+  revision = '2026-07-28',
+  extra: Partial<RegistrationContext> = {},
+): RegistrationContext | OAuthError {
   const context: RegistrationContext = {
     body,
     revision: getRevision(revision),
     grantTypesSupported: ['authorization_code', 'refresh_token'],
+    ...extra,
   };
   try {
     for (const check of REGISTRATION_CHECKS) check.run(context);
@@ -41,14 +46,68 @@ describe('the registration checks', () => {
     });
   });
 
-  it('derive application_type only where the revision does not require it', () => {
-    expect(run(native({ application_type: undefined }), '2025-06-18')).toMatchObject({
+  describe('derive an absent application_type as MCP has the client send it, under every revision', () => {
+    const cursor = { privateUseSchemes: ['cursor'] };
+    it.each<[string[], string]>([
+      [['https://claude.ai/api/mcp/auth_callback'], 'web'],
+      [['http://127.0.0.1/cb'], 'native'],
+      [['cursor://anysphere.cursor-mcp/oauth/callback'], 'native'],
+      [['https://www.cursor.com/agents/mcp/oauth/callback', 'http://localhost:8787/callback'], 'native'],
+    ])('%j as %s', (redirectUris, expected) => {
+      for (const revision of ['2025-06-18', '2025-11-25', '2026-07-28']) {
+        const body = { redirect_uris: redirectUris, token_endpoint_auth_method: 'none' };
+        expect(run(body, revision, cursor)).toMatchObject({ applicationType: expected });
+      }
+    });
+  });
+
+  it('accept https redirect URIs for native (RFC 8252 7.2) and refuse loopback or private-use ones for web', () => {
+    const vscode = ['https://vscode.dev/redirect', 'http://127.0.0.1/', 'http://127.0.0.1:33418/'];
+    expect(run(native({ redirect_uris: vscode }))).toMatchObject({ applicationType: 'native' });
+    expect(run(native({ redirect_uris: ['https://app.example/cb'] }))).toMatchObject({
       applicationType: 'native',
     });
-    expect(run(native({ application_type: undefined }))).toMatchObject({ code: 'invalid_client_metadata' });
+    expect(run(native({ application_type: 'web' }))).toMatchObject({
+      code: 'invalid_client_metadata',
+      description: expect.stringContaining('application_type web takes https redirect_uris only'),
+    });
+    const privateUse = native({ application_type: 'web', redirect_uris: ['cursor://a.b/cb'] });
+    expect(run(privateUse, '2026-07-28', { privateUseSchemes: ['cursor'] })).toMatchObject({
+      code: 'invalid_client_metadata',
+    });
+  });
+
+  it('accept a private-use redirect URI only of a scheme the operator allows', () => {
+    const body = native({ redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'] });
+    expect(run(body)).toMatchObject({ code: 'invalid_redirect_uri' });
+    expect(run(body, '2026-07-28', { privateUseSchemes: ['cursor'] })).toMatchObject({
+      redirectUris: ['cursor://anysphere.cursor-mcp/oauth/callback'],
+    });
+  });
+
+  it('leave out the grant types the server does not offer, refuse those only the operator registers', () => {
+    const device = 'urn:ietf:params:oauth:grant-type:device_code';
+    expect(run(native({ grant_types: ['authorization_code', 'refresh_token', device] }))).toMatchObject({
+      grantTypes: ['authorization_code', 'refresh_token'],
+    });
+    expect(run(native({ grant_types: [device] }))).toMatchObject({
+      code: 'invalid_client_metadata',
+      description: `grant_types not supported: ${device} (offered: authorization_code refresh_token)`,
+    });
+    const operator = {
+      grantTypesSupported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      operatorGrants: ['client_credentials'],
+    };
+    expect(
+      run(native({ grant_types: ['authorization_code', 'client_credentials'] }), '2026-07-28', operator),
+    ).toMatchObject({
+      code: 'invalid_client_metadata',
+      description: expect.stringContaining('registered by the operator'),
+    });
   });
 
   it('accept only https or loopback http redirect URIs without fragment or wildcard, whatever the string', () => {
+    // No private-use scheme is allowed here (the default).
     fc.assert(
       fc.property(
         fc.oneof(fc.webUrl({ withFragments: true, withQueryParameters: true }), fc.string()),

@@ -77,6 +77,7 @@ export class RegistrationService {
       revision: getRevision(this.options.revision),
       grantTypesSupported: [...BUILT_IN_GRANTS, ...this.options.extensions.grantTypes()],
       operatorGrants: this.options.extensions.operatorGrantTypes(),
+      privateUseSchemes: this.options.allowedRedirectSchemes ?? [],
     };
     for (const check of REGISTRATION_CHECKS) check.run(context);
     return context;

@@ -36,6 +36,30 @@ describe('ResourceRegistry', () => {
     );
   });
 
+  it("accepts ChatGPT's OpenID Connect scopes beside the resource's and still refuses the ones nobody offers", () => {
+    const registry = new ResourceRegistry([notes]);
+    const resource = registry.resolve([]);
+    expect(
+      registry.requestedScopes(resource, ['notes:read', 'openid', 'email', 'offline_access', 'profile']),
+    ).toEqual(['notes:read', 'openid', 'email', 'offline_access', 'profile']);
+    expect(() => registry.requestedScopes(resource, ['openid', 'address', 'phone'])).toThrow(
+      'scope not offered for this resource: address phone',
+    );
+  });
+
+  it('keeps profile and email out of an access token for a resource that does not define them', () => {
+    const mail = { uri: 'https://mail.example/mcp', scopesSupported: ['email', 'mail:send'] };
+    const registry = new ResourceRegistry([notes, mail]);
+    const granted = ['notes:read', 'openid', 'profile', 'email', 'offline_access'];
+    expect(registry.accessTokenScopes(notes.uri, granted)).toEqual([
+      'notes:read',
+      'openid',
+      'offline_access',
+    ]);
+    // A resource's own scope of the same name is a permission at that resource: it stays.
+    expect(registry.accessTokenScopes(mail.uri, ['email', 'profile', 'openid'])).toEqual(['email', 'openid']);
+  });
+
   it('refuses a configuration with a non-canonical or repeated resource', () => {
     expect(() => new ResourceRegistry([{ ...notes, uri: 'HTTP://localhost:4100/mcp' }])).toThrow('canonical');
     expect(() => new ResourceRegistry([notes, notes])).toThrow('twice');

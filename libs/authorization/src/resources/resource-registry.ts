@@ -1,8 +1,19 @@
 import { canonicalizeResourceUri, OAuthError, type ScopeHierarchy } from '@portcullis/protocol';
 import type { ResourceDefinition } from '../config/authorization-server.options.js';
 
-/** Scopes the authorization server itself understands, beside each resource's own (OIDC Core 3.1.2.1, 11). */
-export const SERVER_SCOPES: readonly string[] = ['openid', 'offline_access'];
+/**
+ * The OpenID Connect scopes that ask for claims about the person (OIDC Core 5.4), granted as claims of the ID token
+ * and UserInfo, never as scopes of an access token for a resource (unless that resource defines the same name).
+ *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims
+ */
+export const CLAIM_SCOPES: readonly string[] = ['profile', 'email'];
+
+/**
+ * Scopes the authorization server itself understands, beside each resource's own: `openid` and `offline_access`
+ * (OIDC Core 3.1.2.1, 11) and the claim scopes (5.4).
+ */
+export const SERVER_SCOPES: readonly string[] = ['openid', 'offline_access', ...CLAIM_SCOPES];
 
 /** A registered resource, with its canonical URI and every scope a request may name for it. */
 export interface RegisteredResource {
@@ -90,5 +101,17 @@ export class ResourceRegistry {
       throw new OAuthError('invalid_scope', `scope not offered for this resource: ${unknown.join(' ')}`);
     }
     return [...new Set(requested)];
+  }
+
+  /**
+   * The granted scopes an access token for the resource at `uri` carries: all but the {@link CLAIM_SCOPES} that
+   * resource does not define itself (those are claims about the person, read at UserInfo, not permissions at the
+   * resource).
+   *
+   * @see https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims
+   */
+  accessTokenScopes(uri: string, granted: readonly string[]): string[] {
+    const resource = this.#byUri.get(uri);
+    return granted.filter((scope) => !CLAIM_SCOPES.includes(scope) || resource?.requestableScopes.has(scope));
   }
 }

@@ -267,12 +267,6 @@ export class GrantRepository {
     for (const { id } of grants) await this.revokeGrant(id, now);
     return grants.length;
   }
-
-  /** Whether an access token (by `jti`) has been revoked. */
-  async isAccessTokenRevoked(jti: string): Promise<boolean> {
-    const row = await this.#db.accessToken.findUnique({ where: { jti }, select: { revokedAt: true } });
-    return !row || row.revokedAt !== null;
-  }
 }
 
 /** A confirmation as a JSON column value: SQL NULL when there is none. */

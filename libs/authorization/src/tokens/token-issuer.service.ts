@@ -9,6 +9,9 @@ import {
 } from '../config/authorization-server.options.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
+import { CLAIM_SCOPES, ResourceRegistry } from '../resources/resource-registry.js';
+import { identityClaims } from '../userinfo/identity-claims.js';
+import { UserRepository } from '../users/user.repository.js';
 import { GrantRepository } from './grant.repository.js';
 
 /** What to mint: one access token for one audience, optionally a refresh token and an ID token. */
@@ -17,6 +20,7 @@ export interface TokenRequest {
   readonly clientId: string;
   readonly subject: string;
   readonly resource: string;
+  /** The scopes granted; the access token carries those meant for the resource (`accessTokenScopes`). */
   readonly scopes: readonly string[];
   /** The grant the tokens descend from; absent for grants without one (client credentials). */
   readonly grantId?: string;
@@ -40,13 +44,17 @@ export interface TokenRequest {
 
 /**
  * Mints tokens: RFC 9068 JWT access tokens (`typ: at+jwt`) signed with the current key, OIDC ID tokens, and
- * opaque refresh tokens stored hashed. Every access token is recorded by `jti`. A token request with a proof of
- * possession gets an access token bound to the proof's key (`cnf`, a claim the host alone sets) and its
- * `token_type`; without one it is a Bearer token (RFC 6750).
+ * opaque refresh tokens stored hashed. Every access token is recorded by `jti`, with every scope granted (UserInfo
+ * reads the claim scopes there); its `scope` claim holds only the scopes meant for its resource, without `profile`
+ * and `email` (OIDC Core 5.4: those are claims about the person, which the ID token carries and UserInfo answers).
+ * The token response's `scope` is everything granted. A token request with a proof of possession gets an access
+ * token bound to the proof's key (`cnf`, a claim the host alone sets) and its `token_type`; without one it is a
+ * Bearer token (RFC 6750).
  *
  * @see https://www.rfc-editor.org/rfc/rfc9449#section-6.1
  * @see https://www.rfc-editor.org/rfc/rfc9068#section-2
  * @see https://openid.net/specs/openid-connect-core-1_0.html#IDToken
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims
  */
 @Injectable()
 export class TokenIssuer {
@@ -55,6 +63,8 @@ export class TokenIssuer {
     private readonly grants: GrantRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
     private readonly metrics: AuthorizationMetrics,
+    private readonly resources: ResourceRegistry,
+    private readonly users: UserRepository,
   ) {}
 
   /** The configured lifetimes, for grants that compute expiries. */
@@ -68,20 +78,26 @@ export class TokenIssuer {
     const now = Math.floor(Date.now() / 1000);
     const jti = randomUUID();
     const scope = formatScope(request.scopes);
+    const accessScopes = this.resources.accessTokenScopes(request.resource, request.scopes);
     const extra = await extensions.tokenClaims({
       issuer,
       revision,
       grantType: request.grantType,
       clientId: request.clientId,
       subject: request.subject,
-      scope: request.scopes,
+      scope: accessScopes,
       resources: [request.resource],
     });
 
     // RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti required; scope when a scope was granted. RFC 9449
     // 6.1: `cnf` names the key a bound token is bound to (extensions cannot set it: RESERVED_TOKEN_CLAIMS).
     const cnf = request.proof ? { cnf: request.proof.confirmation } : {};
-    const accessToken = await new SignJWT({ ...extra, client_id: request.clientId, scope, ...cnf })
+    const accessToken = await new SignJWT({
+      ...extra,
+      client_id: request.clientId,
+      scope: formatScope(accessScopes),
+      ...cnf,
+    })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
       .setIssuer(issuer)
       .setSubject(request.subject)
@@ -111,7 +127,12 @@ export class TokenIssuer {
       );
     }
     if (request.idToken) {
+      // OIDC Core 5.4: the claims `profile` and `email` ask for, of the person as they are now.
+      const user = request.scopes.some((each) => CLAIM_SCOPES.includes(each))
+        ? await this.users.findById(request.subject)
+        : null;
       idToken = await new SignJWT({
+        ...(user ? identityClaims(user, request.scopes) : {}),
         auth_time: Math.floor(request.idToken.authTime.getTime() / 1000),
         ...(request.idToken.nonce ? { nonce: request.idToken.nonce } : {}),
       })

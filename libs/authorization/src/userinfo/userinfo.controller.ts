@@ -10,12 +10,16 @@ import { allowCors, answerPreflight } from '../http/cors.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
 import { UserRepository } from '../users/user.repository.js';
+import { identityClaims } from './identity-claims.js';
 
 /**
  * The OIDC UserInfo endpoint. It takes an access token this server issued with the `openid` scope, in the
  * Authorization header only (RFC 6750 2.1), whatever its audience: the token is presented to its own issuer. A
  * sender-constrained token (one with `cnf`, RFC 9449 6.1) is refused: presented as a bearer token it proves nothing
- * (RFC 9449 7.2), and this endpoint checks no proof of possession.
+ * (RFC 9449 7.2), and this endpoint checks no proof of possession. It answers `sub`, `preferred_username` for
+ * `openid` alone (the username, the one name every user has), and the claims the `profile` and `email` scopes granted
+ * with that token (OIDC Core 5.4), which the server recorded with it: they are not in the token's own `scope`, which
+ * is for its resource.
  *
  * @see https://openid.net/specs/openid-connect-core-1_0.html#UserInfo
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3
@@ -48,10 +52,12 @@ export class UserinfoController {
     allowCors(reply);
     reply.header('cache-control', 'no-store');
     try {
-      const subject = await this.#subject(request.headers.authorization);
+      const { subject, scopes } = await this.#token(request.headers.authorization);
       const user = await this.users.findById(subject);
       if (!user) throw new OAuthError('invalid_token', 'the user no longer exists');
-      reply.status(200).send({ sub: user.id, preferred_username: user.username });
+      reply
+        .status(200)
+        .send({ sub: user.id, preferred_username: user.username, ...identityClaims(user, scopes) });
     } catch (error) {
       const oauth =
         error instanceof OAuthError ? error : new OAuthError('invalid_token', 'the access token is invalid');
@@ -71,7 +77,8 @@ export class UserinfoController {
     }
   }
 
-  async #subject(authorization: string | undefined): Promise<string> {
+  /** The subject of a valid access token and every scope granted with it. */
+  async #token(authorization: string | undefined): Promise<{ subject: string; scopes: readonly string[] }> {
     const token = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '')?.[1];
     if (!token) throw new OAuthError('invalid_token', 'a bearer access token is required');
     // A kid this instance does not know may be a key another instance rotated to: re-read the keys first.
@@ -97,9 +104,10 @@ export class UserinfoController {
       throw new OAuthError('insufficient_scope', 'the access token was not granted the openid scope');
     }
     const { jti, sub } = payload;
-    if (!jti || !sub || (await this.grants.isAccessTokenRevoked(jti))) {
+    const record = jti ? await this.grants.findAccessToken(jti) : null;
+    if (!sub || !record || record.revokedAt !== null) {
       throw new OAuthError('invalid_token', 'the access token was revoked');
     }
-    return sub;
+    return { subject: sub, scopes: record.scopes };
   }
 }

@@ -2,6 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { PrismaClient, type User } from '@portcullis/persistence';
 import { hashPassword } from './password-hasher.js';
 
+/**
+ * What a user may have besides the username: the claims the `profile` and `email` scopes grant (OpenID Connect Core
+ * 5.4). `emailVerified` says the operator, or the proxy's upstream, vouches for the address.
+ *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#StandardClaims
+ */
+export interface UserProfile {
+  readonly name?: string | null;
+  readonly email?: string | null;
+  readonly emailVerified?: boolean;
+}
+
 /** Local users: people who sign in with a username and password at this authorization server. */
 @Injectable()
 export class UserRepository {
@@ -15,8 +27,15 @@ export class UserRepository {
     return this.prisma.user.findUnique({ where: { id } });
   }
 
-  async create(username: string, password: string): Promise<User> {
-    return this.prisma.user.create({ data: { username, passwordHash: await hashPassword(password) } });
+  async create(username: string, password: string, profile: UserProfile = {}): Promise<User> {
+    return this.prisma.user.create({
+      data: { username, passwordHash: await hashPassword(password), ...profile },
+    });
+  }
+
+  /** Sets the claims `profile` and `email` grant; a member left out stays as it is, `null` removes it. */
+  setProfile(userId: string, profile: UserProfile): Promise<User> {
+    return this.prisma.user.update({ where: { id: userId }, data: profile });
   }
 
   /** Creates the user unless one with this name exists; true when it was created. */

@@ -5,7 +5,7 @@
  * - RFC 8414 Section 3 with RFC 9111 Section 4.2: a fetched document is reused for its freshness lifetime (its
  *   `Cache-Control`, else an hour, at most a day; see `discoverAuthorizationServer`), so a second run of a command
  *   line against a known server makes no discovery request; a stale one is fetched again.
- * - Every check of the revision (issuer, S256, safe endpoints) applies to a kept document each time it is read back,
+ * - Every check of a fetched document (issuer, S256, safe endpoints) applies to a kept document each time it is read back,
  *   as to a fetched one: a document the store holds is never trusted more than one fetched now.
  * - Within one process a document is reused for at least a minute even when the server says `no-store`, which only
  *   keeps it from the token store: one authorization must not fetch the same document several times.
@@ -68,10 +68,10 @@ export class AuthorizationServerCache {
     const kept = await store.getServerMetadata?.(issuer).catch(() => undefined);
     if (kept !== undefined && now() < kept.freshUntil) {
       try {
-        const server = checkAuthorizationServerMetadata(kept.document, { url: kept.url, issuer, revision });
+        const server = checkAuthorizationServerMetadata(kept.document, { url: kept.url, issuer });
         return { ...server, cacheSeconds: Math.floor((kept.freshUntil - now()) / 1000) };
       } catch {
-        // A kept document this revision does not accept (the client was upgraded since): fetched again below.
+        // A kept document the checks no longer accept (the client was upgraded since): fetched again below.
       }
     }
     const server = await discoverAuthorizationServer({ issuer, revision, fetch: this.input.fetch });

@@ -6,12 +6,12 @@
  *   order `authorizationServerMetadataUrls` gives; under 2025-06-18 only the RFC 8414 URL (its "Server Metadata
  *   Discovery"; revision feature `openid-connect-discovery`). Our choice: a 4xx moves on to the next URL; a 5xx or
  *   network failure is an error. Redirects are not followed.
- * - RFC 8414 Section 3.3 and MCP 2026-07-28 "Authorization Server Metadata Discovery" (feature
- *   `metadata-issuer-check`): the document's `issuer` MUST equal the issuer the well-known URL was built from,
- *   byte for byte, or the document is not used (`issuer_mismatch`; the flow stops there rather than trusting a
- *   later URL of the same server). One equivalence is accepted, `https://as.example/` for `https://as.example`
- *   (RFC 3986 Section 6.2.3: the same URI and the same well-known URL; stock servers publish exactly this), and
- *   the document's `issuer` is recorded from there on.
+ * - RFC 8414 Section 3.3 (and MCP 2026-07-28 "Authorization Server Metadata Discovery", which repeats it), under
+ *   every revision, since each one discovers the server through RFC 8414: the document's `issuer` MUST equal the
+ *   issuer the well-known URL was built from, byte for byte, or the document is not used (`issuer_mismatch`; the
+ *   flow stops there rather than trusting a later URL of the same server). One equivalence is accepted,
+ *   `https://as.example/` for `https://as.example` (RFC 3986 Section 6.2.3: the same URI and the same well-known
+ *   URL; stock servers publish exactly this), and the document's `issuer` is recorded from there on.
  * - MCP 2026-07-28 "Authorization Code Protection": without `S256` in `code_challenge_methods_supported` the
  *   client MUST refuse to proceed (`pkce_unsupported`).
  * - MCP 2026-07-28 "Authorization Response Validation": the issuer recorded for the `iss` check is taken only from
@@ -19,20 +19,19 @@
  * - MCP "Communication Security", RFC 6819 4.4.1.5: endpoints are https (http only on loopback) and never
  *   `javascript:` and the like (the metadata schema; `unsafe_endpoint`).
  */
-import { AuthorizationServerMetadataSchema, type AuthorizationServerMetadata } from '@portcullis/metadata';
+import type { AuthorizationServerMetadata } from '@portcullis/metadata';
 import {
   PKCE_METHOD_S256,
   authorizationServerMetadataUrls,
   cacheLifetimeSeconds,
-  sameIssuerIdentifier,
 } from '@portcullis/protocol';
 import type { Revision } from '@portcullis/revisions';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import { discardBody, getJsonDocument, readJsonObject, type FetchLike } from '../http/http.js';
-import { schemaFailure } from './schema-failure.js';
+import type { FetchLike } from '../http/http.js';
+import { fetchMetadataDocument, parseAuthorizationServerMetadata } from './metadata-document.js';
 
 /**
- * An authorization server whose metadata passed every check of the revision.
+ * An authorization server whose metadata passed every check.
  *
  * @see https://www.rfc-editor.org/rfc/rfc8414#section-3.2
  */
@@ -86,42 +85,32 @@ export async function discoverAuthorizationServer(input: {
     );
   }
   for (const url of urls) {
-    let response: Response;
-    try {
-      response = await getJsonDocument(input.fetch, url);
-    } catch (cause) {
-      throw new PortcullisError(
-        'metadata_unavailable',
-        `Could not fetch the authorization server metadata at ${url}.`,
-        { url, issuer },
-        { cause },
-      );
-    }
-    if (response.status >= 400 && response.status < 500) {
-      await discardBody(response);
-      continue;
-    }
-    if (response.status !== 200) {
-      await discardBody(response);
-      throw new PortcullisError(
-        'metadata_unavailable',
-        `The authorization server metadata at ${url} answered HTTP ${response.status}.`,
-        { url, issuer, status: response.status },
-      );
+    const answer = await fetchMetadataDocument(input.fetch, url);
+    if (answer.kind === 'absent') continue;
+    if (answer.kind === 'unavailable') {
+      throw answer.status === undefined
+        ? new PortcullisError(
+            'metadata_unavailable',
+            `Could not fetch the authorization server metadata at ${url}.`,
+            { url, issuer },
+            { cause: answer.cause },
+          )
+        : new PortcullisError(
+            'metadata_unavailable',
+            `The authorization server metadata at ${url} answered HTTP ${answer.status}.`,
+            { url, issuer, status: answer.status },
+          );
     }
     const cacheSeconds = cacheLifetimeSeconds(
       Object.fromEntries(
         ['cache-control', 'expires', 'date', 'age'].map((name) => [
           name,
-          response.headers.get(name) ?? undefined,
+          answer.headers.get(name) ?? undefined,
         ]),
       ),
       METADATA_CACHE,
     );
-    return {
-      ...checkAuthorizationServerMetadata(await readJsonObject(response), { url, issuer, revision }),
-      cacheSeconds,
-    };
+    return { ...checkAuthorizationServerMetadata(answer.body, { url, issuer }), cacheSeconds };
   }
   throw new PortcullisError(
     'metadata_unavailable',
@@ -139,20 +128,10 @@ export async function discoverAuthorizationServer(input: {
  */
 export function checkAuthorizationServerMetadata(
   body: Record<string, unknown> | undefined,
-  context: { url: string; issuer: string; revision: Revision },
+  context: { url: string; issuer: string },
 ): DiscoveredAuthorizationServer {
-  const { url, issuer, revision } = context;
-  const parsed = AuthorizationServerMetadataSchema.safeParse(body);
-  if (!parsed.success)
-    throw schemaFailure(parsed.error, 'invalid_metadata', 'authorization server metadata', url);
-  const metadata = parsed.data;
-  if (revision.supports('metadata-issuer-check') && !sameIssuerIdentifier(issuer, metadata.issuer)) {
-    throw new PortcullisError(
-      'issuer_mismatch',
-      `The metadata at ${url} names issuer ${metadata.issuer}, not ${issuer}; refusing to use it (RFC 8414 Section 3.3).`,
-      { url, expected: issuer, published: metadata.issuer },
-    );
-  }
+  const { url, issuer } = context;
+  const metadata = parseAuthorizationServerMetadata(body, { url, issuer });
   if (!metadata.code_challenge_methods_supported?.includes(PKCE_METHOD_S256)) {
     throw new PortcullisError(
       'pkce_unsupported',
@@ -178,7 +157,5 @@ export function checkAuthorizationServerMetadata(
       },
     );
   }
-  // Under 2025-06-18 the identifier is not compared, so the identifier the PRM named stays the recorded one.
-  const recordedIssuer = revision.supports('metadata-issuer-check') ? metadata.issuer : issuer;
-  return { issuer: recordedIssuer, metadata, url, authorizationEndpoint, tokenEndpoint };
+  return { issuer: metadata.issuer, metadata, url, authorizationEndpoint, tokenEndpoint };
 }

@@ -20,6 +20,7 @@ describe('reading the Bearer challenge (RFC 6750 Section 3, RFC 9728 Section 5.1
       error: 'insufficient_scope',
       scope: ['a', 'b'],
       resourceMetadata: 'https://r.example/.well-known/x',
+      schemes: ['bearer'],
     });
   });
 
@@ -34,7 +35,7 @@ describe('reading the Bearer challenge (RFC 6750 Section 3, RFC 9728 Section 5.1
   it('reads a DPoP challenge alone, as a resource that accepts DPoP only sends it (RFC 9449 7.1)', () => {
     expect(
       readBearerChallenge(withChallenge('DPoP resource_metadata="https://r.example/m", algs="ES256"')),
-    ).toStrictEqual({ resourceMetadata: 'https://r.example/m' });
+    ).toStrictEqual({ resourceMetadata: 'https://r.example/m', schemes: ['dpop'] });
   });
 
   it('reads a field holding both challenges, each parameter from the first challenge that has it', () => {
@@ -44,6 +45,7 @@ describe('reading the Bearer challenge (RFC 6750 Section 3, RFC 9728 Section 5.1
       resourceMetadata: 'https://r.example/m',
       scope: ['a'],
       error: 'insufficient_scope',
+      schemes: ['bearer', 'dpop'],
     });
   });
 
@@ -53,8 +55,20 @@ describe('reading the Bearer challenge (RFC 6750 Section 3, RFC 9728 Section 5.1
     expect(readBearerChallenge(withChallenge(header), 'DPoP')).toStrictEqual({
       resourceMetadata: 'https://r/m',
       error: 'invalid_dpop_proof',
+      schemes: ['bearer', 'dpop'],
     });
     expect(readBearerChallenge(withChallenge(header))?.error).toBe('invalid_token');
+  });
+
+  it('records every scheme the field challenges with, lower-cased, so a DPoP challenge says the resource accepts DPoP', () => {
+    expect(readBearerChallenge(withChallenge('Basic realm="x", Bearer scope="s"'))?.schemes).toEqual([
+      'basic',
+      'bearer',
+    ]);
+    expect(
+      readBearerChallenge(withChallenge('Bearer resource_metadata="https://r/m", dpop algs="ES256"'))
+        ?.schemes,
+    ).toEqual(['bearer', 'dpop']);
   });
 
   it.each([undefined, 'Basic realm="x"'])('returns undefined without a Bearer challenge (%s)', (value) => {

@@ -9,7 +9,9 @@
  *   `Bearer` challenge. RFC 9449 Section 7.1: a resource that accepts DPoP sends a `DPoP` challenge with the same
  *   parameters, beside the `Bearer` one or alone (MCP SEP-1932), so both are read: each parameter from the first
  *   challenge that has it, the scheme the client presented its token with first, then `Bearer`, then `DPoP`.
- *   Other schemes in the same field are ignored.
+ *   Other schemes in the same field are ignored, but every scheme the field challenges with is recorded: a
+ *   resource that challenges with `DPoP` says it accepts DPoP-bound tokens (RFC 9449 Section 7.1), whatever its
+ *   metadata lists.
  * - MCP 2026-07-28 "Scope Selection Strategy": the challenged scopes are authoritative for the operation; a
  *   malformed `scope` value is treated as absent rather than guessed at.
  */
@@ -28,6 +30,8 @@ export interface BearerChallenge {
   readonly scope?: readonly string[];
   /** `error`, e.g. `invalid_token` or `insufficient_scope`. */
   readonly error?: string;
+  /** Every authentication scheme the field challenges with, lower-cased (`bearer`, `dpop`, ...). */
+  readonly schemes?: readonly string[];
 }
 
 const SCHEMES = ['bearer', 'dpop'];
@@ -47,10 +51,12 @@ export function readBearerChallenge(
   if (header === null) return undefined;
   const preferred = presentedScheme?.toLowerCase();
   const rank = (scheme: string): number => (scheme === preferred ? -1 : SCHEMES.indexOf(scheme));
-  const challenges = parseWwwAuthenticate(header)
+  const parsed = parseWwwAuthenticate(header);
+  const challenges = parsed
     .filter((challenge) => SCHEMES.includes(challenge.scheme))
     .sort((a, b) => rank(a.scheme) - rank(b.scheme));
   if (challenges.length === 0) return undefined;
+  const schemes = [...new Set(parsed.map((challenge) => challenge.scheme))];
   const param = (name: string): string | undefined =>
     challenges.map((challenge) => challenge.params[name]).find((value) => value !== undefined);
   const resourceMetadata = param('resource_metadata');
@@ -60,6 +66,7 @@ export function readBearerChallenge(
     ...(resourceMetadata === undefined ? {} : { resourceMetadata }),
     ...(scope === undefined ? {} : { scope: parseScopeLeniently(scope) }),
     ...(error === undefined ? {} : { error }),
+    schemes,
   };
 }
 

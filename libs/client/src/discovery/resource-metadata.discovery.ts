@@ -23,8 +23,9 @@ import {
 import { canonicalizeResourceUri, protectedResourceMetadataUrls } from '@portcullis/protocol';
 import type { Revision } from '@portcullis/revisions';
 import { PortcullisError } from '../errors/portcullis-error.js';
-import { discardBody, getJsonDocument, readJsonObject, type FetchLike } from '../http/http.js';
+import type { FetchLike } from '../http/http.js';
 import type { BearerChallenge } from './bearer-challenge.js';
+import { fetchMetadataDocument } from './metadata-document.js';
 import { schemaFailure } from './schema-failure.js';
 
 /**
@@ -40,7 +41,8 @@ export interface DiscoveredResourceMetadata {
   readonly resource: string;
 }
 
-interface Candidate {
+/** A URL where a resource's metadata may be, with the resources its document may name. */
+export interface ResourceMetadataCandidate {
   readonly url: string;
   /** Canonical identifiers the document's `resource` may equal for this URL (RFC 9728 Section 3.3). */
   readonly acceptedResources: readonly string[];
@@ -56,7 +58,7 @@ export function resourceMetadataCandidates(
   resource: string,
   challenge: BearerChallenge | undefined,
   revision: Revision,
-): Candidate[] {
+): ResourceMetadataCandidate[] {
   const called = canonicalizeResourceUri(resource);
   if (challenge?.resourceMetadata !== undefined) {
     const problem = findUrlProblem(challenge.resourceMetadata, {
@@ -106,30 +108,23 @@ export async function discoverResourceMetadata(input: {
   const tried: string[] = [];
   for (const candidate of candidates) {
     tried.push(candidate.url);
-    let response: Response;
-    try {
-      response = await getJsonDocument(input.fetch, candidate.url);
-    } catch (cause) {
-      throw new PortcullisError(
-        'resource_metadata_unavailable',
-        `Could not fetch the resource metadata at ${candidate.url}.`,
-        { url: candidate.url },
-        { cause },
-      );
+    const answer = await fetchMetadataDocument(input.fetch, candidate.url);
+    if (answer.kind === 'absent') continue;
+    if (answer.kind === 'unavailable') {
+      throw answer.status === undefined
+        ? new PortcullisError(
+            'resource_metadata_unavailable',
+            `Could not fetch the resource metadata at ${candidate.url}.`,
+            { url: candidate.url },
+            { cause: answer.cause },
+          )
+        : new PortcullisError(
+            'resource_metadata_unavailable',
+            `The resource metadata at ${candidate.url} answered HTTP ${answer.status}.`,
+            { url: candidate.url, status: answer.status },
+          );
     }
-    if (response.status >= 400 && response.status < 500) {
-      await discardBody(response);
-      continue;
-    }
-    if (response.status !== 200) {
-      await discardBody(response);
-      throw new PortcullisError(
-        'resource_metadata_unavailable',
-        `The resource metadata at ${candidate.url} answered HTTP ${response.status}.`,
-        { url: candidate.url, status: response.status },
-      );
-    }
-    return checkResourceMetadata(await readJsonObject(response), candidate, input.resource);
+    return checkResourceMetadata(answer.body, candidate, input.resource);
   }
   throw new PortcullisError(
     'resource_metadata_unavailable',
@@ -138,9 +133,15 @@ export async function discoverResourceMetadata(input: {
   );
 }
 
-function checkResourceMetadata(
+/**
+ * The checks of a fetched document: schema (and safe URLs), then `resource` against the candidate's accepted
+ * identifiers. Throws `invalid_resource_metadata`, `unsafe_endpoint` or `resource_mismatch`.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-3.3
+ */
+export function checkResourceMetadata(
   body: Record<string, unknown> | undefined,
-  candidate: Candidate,
+  candidate: ResourceMetadataCandidate,
   calledResource: string,
 ): DiscoveredResourceMetadata {
   const parsed = ProtectedResourceMetadataSchema.safeParse(body);

@@ -16,6 +16,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc9728#section-3.3
  * @see https://www.rfc-editor.org/rfc/rfc8414#section-3.3
  * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-7.1
  */
 export const PORTCULLIS_ERROR_CODES = [
   /** The protected resource's 401 named no `resource_metadata` where the revision requires it. */
@@ -63,6 +64,12 @@ export const PORTCULLIS_ERROR_CODES = [
   'token_request_failed',
   /** The token response's `token_type` is not `Bearer`. */
   'unsupported_token_type',
+  /**
+   * The authorization server requires proof of possession (DPoP) for its tokens, and the resource does not advertise
+   * that it accepts such tokens (RFC 9728 Section 2 metadata, RFC 9449 Section 7.1 challenge): no token from that
+   * server can be used there.
+   */
+  'proof_of_possession_required',
   /** A refresh token was rejected with `invalid_grant` (the caller starts a new authorization). */
   'refresh_rejected',
   /**

@@ -13,9 +13,13 @@
  * - MCP 2026-07-28 "Token Handling" and "Authorization Server Binding": once tokens from one issuer are stored for
  *   a resource, token sets for that resource from other issuers or clients are deleted, so they are never
  *   presented again.
- * - RFC 9449 Sections 5 and 10 (MCP SEP-1932): where the authorization server offers DPoP and a proof-of-possession
- *   extension is composed, the authorization generates its own key pair before the authorization request, names it
- *   there (`dpop_jkt`), proves possession of it at the token endpoint and stores it with the tokens.
+ * - RFC 9449 Sections 5 and 10 (MCP SEP-1932): where a proof-of-possession extension is composed, the resource
+ *   accepts its scheme (RFC 9728 Section 2 metadata, or a challenge of the scheme, RFC 9449 Section 7.1) and the
+ *   authorization server offers it, the authorization generates its own key pair before the authorization request,
+ *   names it there (`dpop_jkt`), proves possession of it at the token endpoint and stores it with the tokens.
+ *   Otherwise it asks for Bearer tokens; and when the authorization server then refuses them for want of a proof
+ *   (`invalid_dpop_proof`, `use_dpop_nonce`), no token it issues could serve the resource:
+ *   `proof_of_possession_required`, naming both, rather than a bound token the resource would reject.
  */
 import type { ProtectedResourceMetadata } from '@portcullis/metadata';
 import type { Revision } from '@portcullis/revisions';
@@ -35,7 +39,7 @@ import {
   discoverResourceMetadata,
   type DiscoveredResourceMetadata,
 } from '../discovery/resource-metadata.discovery.js';
-import { PortcullisError } from '../errors/portcullis-error.js';
+import { isPortcullisError, PortcullisError } from '../errors/portcullis-error.js';
 import { withoutQuery, type FetchLike } from '../http/http.js';
 import { isKeyBound, type ProofOfPossession, type TokenProof } from '../proof/proof-of-possession.js';
 import { report, type ProgressListener } from '../progress.js';
@@ -94,6 +98,8 @@ export interface FlowContext {
 export interface Discovery {
   readonly resourceMetadata: DiscoveredResourceMetadata;
   readonly server: DiscoveredAuthorizationServer;
+  /** The resource's challenge that started the discovery (its schemes say what tokens it accepts). */
+  readonly challenge?: BearerChallenge | undefined;
 }
 
 /**
@@ -136,7 +142,7 @@ export async function discover(
     'authorization_server',
     `Authorization server ${server.issuer} (metadata ${server.url})`,
   );
-  return { resourceMetadata, server };
+  return { resourceMetadata, server, challenge };
 }
 
 /**
@@ -209,11 +215,10 @@ export async function authorize(
       now: context.now,
       onProgress: context.onProgress,
     });
-    const proof = await newTokenProof(context, server);
+    const proof = await newTokenProof(context, discovery);
     const config = openIdClientConfiguration({
       server,
       client,
-      revision,
       fetch: context.fetch,
       privateKey: privateKeyFor(context, client),
       proof,
@@ -236,9 +241,13 @@ export async function authorize(
     report(
       context.onProgress,
       'callback',
-      `Authorization response accepted (state${revision.supports('iss-validation') ? ' and iss' : ''} checked)`,
+      `Authorization response accepted (state${pending.issParameterSupported || checked.searchParams.has('iss') ? ' and iss' : ''} checked)`,
     );
-    const response = await redeemAuthorizationCode(config, checked, pending, proof);
+    const response = await redeemAuthorizationCode(config, checked, pending, proof).catch(
+      (error: unknown) => {
+        throw proofRequiredError(context, discovery, proof, error);
+      },
+    );
     const tokens = toStoredTokenSet(response, {
       key: { issuer: server.issuer, resource: context.resource, clientId: client.clientId },
       resourceIndicator: resourceMetadata.resource,
@@ -255,19 +264,63 @@ export async function authorize(
 }
 
 /**
- * A new key for an authorization at `server`, when a proof-of-possession extension is composed and the server
- * offers it (RFC 9449 Section 5.1); `undefined` otherwise.
+ * A new key for an authorization, when a proof-of-possession extension is composed, the resource accepts its
+ * scheme (RFC 9728 Section 2, RFC 9449 Section 7.1) and the authorization server offers it (RFC 9449 Section 5.1);
+ * `undefined` otherwise, for Bearer tokens.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9449#section-5
  */
 export async function newTokenProof(
   context: FlowContext,
-  server: DiscoveredAuthorizationServer,
+  discovery: Discovery,
 ): Promise<TokenProof | undefined> {
   const pop = context.proofOfPossession;
   if (pop === undefined) return undefined;
-  const key = await pop.keyFor(server.metadata);
+  const { server, resourceMetadata, challenge } = discovery;
+  if (!pop.acceptedBy(resourceMetadata.metadata, challenge)) {
+    if (pop.offeredBy(server.metadata)) {
+      report(
+        context.onProgress,
+        'authorization_server',
+        `${server.issuer} offers ${pop.scheme}; ${context.resource} does not advertise it, so Bearer tokens are requested`,
+      );
+    }
+    return undefined;
+  }
+  const key = await pop.keyFor(server.metadata, resourceMetadata.metadata);
   return key === undefined ? undefined : { pop, key };
+}
+
+/**
+ * What a failed token request becomes when it carried no proof because the resource does not accept the scheme,
+ * and the authorization server refused it for want of one (RFC 9449 Section 5: `invalid_dpop_proof`, or its nonce
+ * error): `proof_of_possession_required`, naming the server and the resource, since no token it would issue could
+ * be used there. Any other error is returned as it is.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9449#section-5
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-2
+ */
+export function proofRequiredError(
+  context: FlowContext,
+  discovery: Discovery,
+  proof: TokenProof | undefined,
+  error: unknown,
+): unknown {
+  const pop = context.proofOfPossession;
+  if (proof !== undefined || pop === undefined || !isPortcullisError(error, 'token_request_failed'))
+    return error;
+  const refusal = error.authorizationServerError;
+  const { server, resourceMetadata, challenge } = discovery;
+  if (!pop.demandsProof(refusal?.error) || pop.acceptedBy(resourceMetadata.metadata, challenge)) return error;
+  return new PortcullisError(
+    'proof_of_possession_required',
+    `The authorization server ${server.issuer} requires ${pop.scheme}-bound tokens (its token endpoint answered ` +
+      `${refusal?.error ?? ''}), and the resource ${context.resource} does not advertise ${pop.scheme} (neither its ` +
+      `metadata nor its challenge names it), so no token from that server can be used there; the resource ` +
+      `or the authorization server needs reconfiguring.`,
+    { issuer: server.issuer, resource: context.resource, scheme: pop.scheme },
+    { cause: error, ...(refusal === undefined ? {} : { authorizationServerError: refusal }) },
+  );
 }
 
 /**

@@ -26,7 +26,7 @@ export interface PendingAuthorization {
   readonly codeVerifier: string;
   /** The issuer recorded from validated metadata (MCP 2026-07-28 "Authorization Response Validation"). */
   readonly issuer: string;
-  /** The metadata's `authorization_response_iss_parameter_supported`, as the revision reads it. */
+  /** The metadata's `authorization_response_iss_parameter_supported` (RFC 9207 Section 3), under every revision. */
   readonly issParameterSupported: boolean;
   readonly redirectUri: string;
   /** The `resource` parameter value. */

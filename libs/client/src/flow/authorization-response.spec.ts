@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { getRevision } from '@portcullis/revisions';
+import { getRevision, REVISIONS } from '@portcullis/revisions';
 import { PortcullisError } from '../errors/portcullis-error.js';
 import type { PendingAuthorization } from './authorization-request.js';
 import { CALLBACK_CHECKS, checkAuthorizationResponse, readCallback } from './authorization-response.js';
@@ -62,6 +62,29 @@ describe('the authorization response checks (MCP 2026-07-28 "Authorization Respo
       ),
     ).toBe(code);
   });
+
+  it.each(REVISIONS)(
+    'applies RFC 9207 2.4 under %s: refuses a wrong or missing advertised iss, passes the checked iss on',
+    (id) => {
+      const revision = getRevision(id);
+      const sent = (extra: Record<string, string>) =>
+        codeOf(() =>
+          checkAuthorizationResponse(
+            callback({ code: 'c', state: pending.state, ...extra }),
+            pending,
+            revision,
+          ),
+        );
+      expect(sent({ iss: 'https://evil.example' })).toBe('iss_mismatch');
+      expect(sent({})).toBe('iss_missing');
+      const checked = checkAuthorizationResponse(
+        callback({ code: 'c', state: pending.state, iss: pending.issuer }),
+        pending,
+        revision,
+      );
+      expect(checked.searchParams.get('iss')).toBe(pending.issuer);
+    },
+  );
 
   it('compares the form-decoded iss (a + or %2F in the query decodes before comparison)', () => {
     const url = `${pending.redirectUri}?code=c&state=${pending.state}&iss=https%3A%2F%2Fas.example%2Ftenant`;

@@ -3,8 +3,8 @@
  *
  * 1. the callback is at this request's redirect URI and repeats no parameter (`invalid_callback`);
  * 2. `state` (`state_mismatch`, MCP "Open Redirection");
- * 3. `iss` (`iss_missing`, `iss_mismatch`, MCP 2026-07-28 "Authorization Response Validation" / RFC 9207
- *    Section 2.4);
+ * 3. `iss` (`iss_missing`, `iss_mismatch`, RFC 9207 Section 2.4 under every revision; MCP 2026-07-28
+ *    "Authorization Response Validation");
  * 4. an error response, shown only now (`authorization_denied`);
  * 5. a `code` is present (`invalid_callback`).
  *
@@ -88,7 +88,7 @@ export function readCallback(callbackUrl: string, redirectUri: string): Callback
 
 /**
  * Runs every check and returns the URL openid-client redeems: the redirect URI with the checked `code`, `state`
- * and (when the revision validates it) `iss`.
+ * and (when the response carried it) `iss`.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2
@@ -104,7 +104,6 @@ export function checkAuthorizationResponse(
   checked.search = '';
   checked.searchParams.set('code', callback.code as string);
   checked.searchParams.set('state', pending.state);
-  if (revision.supports('iss-validation') && callback.iss !== undefined)
-    checked.searchParams.set('iss', callback.iss);
+  if (callback.iss !== undefined) checked.searchParams.set('iss', callback.iss);
   return checked;
 }

@@ -12,9 +12,10 @@
  *   (`client_secret_basic` unless it says otherwise), else `no_client_id`.
  * - RFC 8707 Section 2: every token request carries `resource`, the value the resource metadata published.
  * - RFC 6749 Section 4.4.3: such grants bring no refresh token; an expired token is obtained again the same way.
- * - RFC 9449 Section 5 (MCP SEP-1932): where the authorization server offers DPoP, each obtained token gets its own
- *   key pair, every token request of the strategy (`requestToken`) carries a fresh proof (retried once with the
- *   server's nonce), and the key is stored with the token.
+ * - RFC 9449 Section 5 (MCP SEP-1932): where the resource accepts DPoP and the authorization server offers it
+ *   (`newTokenProof`), each obtained token gets its own key pair, every token request of the strategy
+ *   (`requestToken`) carries a fresh proof (retried once with the server's nonce), and the key is stored with the
+ *   token; a server that demands a proof for a resource that does not accept one is `proof_of_possession_required`.
  */
 import * as oidc from 'openid-client';
 import type { ClientGrantStrategy, ExtensionRegistry, TokenResponse } from '@portcullis/extensions';
@@ -25,6 +26,7 @@ import type { DiscoveredAuthorizationServer } from '../discovery/authorization-s
 import {
   boundDescription,
   newTokenProof,
+  proofRequiredError,
   saveAndRetire,
   type Discovery,
   type FlowContext,
@@ -126,11 +128,10 @@ export async function obtainWithGrantStrategy(
     redirectUris: [],
     registeredAt: context.now(),
   };
-  const proof = await newTokenProof(context, server);
+  const proof = await newTokenProof(context, discovery);
   const config = openIdClientConfiguration({
     server,
     client,
-    revision: context.revision,
     fetch: context.fetch,
     privateKey: preRegistered.privateKey,
     proof,
@@ -159,9 +160,14 @@ export async function obtainWithGrantStrategy(
         // Parsed from JSON and checked: every member is a JSON value.
         return readTokenResponse(answer, proof) as unknown as TokenResponse;
       } catch (error) {
-        throw tokenEndpointError(
-          await challengeErrorBody(error),
-          `requesting a token with the ${grantType} grant`,
+        throw proofRequiredError(
+          context,
+          discovery,
+          proof,
+          tokenEndpointError(
+            await challengeErrorBody(error),
+            `requesting a token with the ${grantType} grant`,
+          ),
         );
       }
     },

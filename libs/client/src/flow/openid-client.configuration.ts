@@ -6,8 +6,9 @@
  * Rules kept here:
  * - MCP "Communication Security": endpoints are https; plain http reaches openid-client only for a loopback host
  *   (the metadata schema refuses it anywhere else), which is the one case `allowInsecureRequests` is switched on.
- * - Under a revision without `iss-validation` (2025-06-18) the `authorization_response_iss_parameter_supported`
- *   flag is not passed on, so openid-client's own RFC 9207 check does not apply rules of a later revision.
+ * - RFC 9207 Section 2.4: the metadata goes to openid-client as checked, under every revision, with its
+ *   `authorization_response_iss_parameter_supported`; openid-client's own `iss` check then agrees with the one this
+ *   SDK ran first.
  * - RFC 6749 Section 2.3.1: `client_secret_basic` or `client_secret_post` with a secret, else `none` (public
  *   client, `client_id` in the body). For `client_secret_basic` the client ID and secret are encoded with the
  *   `application/x-www-form-urlencoded` serializer RFC 6749 Appendix B refers to (the WHATWG one, which leaves
@@ -21,7 +22,6 @@
  *   same nonce bookkeeping serves token and resource requests.
  */
 import * as oidc from 'openid-client';
-import type { Revision } from '@portcullis/revisions';
 import type { ClientAssertionKey } from '../client-auth/client-assertion-key.js';
 import { privateKeyJwt } from '../client-auth/private-key-jwt.js';
 import type { DiscoveredAuthorizationServer } from '../discovery/authorization-server.discovery.js';
@@ -39,18 +39,15 @@ import type { StoredClient } from '../store/token-store.js';
 export function openIdClientConfiguration(input: {
   server: DiscoveredAuthorizationServer;
   client: StoredClient;
-  revision: Revision;
   fetch: FetchLike;
   /** The client's private key, for `private_key_jwt`. */
   privateKey?: ClientAssertionKey | undefined;
   /** The authorization's proof-of-possession key (DPoP), when it has one. */
   proof?: TokenProof | undefined;
 }): oidc.Configuration {
-  const { server, client, revision } = input;
-  const metadata: Record<string, unknown> = { ...server.metadata };
-  if (!revision.supports('iss-validation')) delete metadata['authorization_response_iss_parameter_supported'];
+  const { server, client } = input;
   const config = new oidc.Configuration(
-    metadata as unknown as oidc.ServerMetadata,
+    server.metadata as unknown as oidc.ServerMetadata,
     client.clientId,
     undefined,
     clientAuthentication(client, server, input.privateKey),

@@ -15,6 +15,36 @@ describe('the client proof of possession (RFC 9449 sections 4, 8 and 9)', () => 
     expect(await pop().keyFor({ dpop_signing_alg_values_supported: ['none', 'HS256'] })).toBeUndefined();
   });
 
+  it.each([
+    ['its metadata lists DPoP algorithms', { dpop_signing_alg_values_supported: ['ES256'] }, undefined, true],
+    ['its metadata requires bound tokens', { dpop_bound_access_tokens_required: true }, undefined, true],
+    ['its challenge uses the DPoP scheme', {}, { schemes: ['bearer', 'dpop'] }, true],
+    ['its challenge uses Bearer only and its metadata says nothing', {}, { schemes: ['bearer'] }, false],
+    [
+      'its metadata lists no algorithm and there is no challenge',
+      { dpop_signing_alg_values_supported: [] },
+      undefined,
+      false,
+    ],
+  ])('takes a resource as accepting DPoP when %s: %s', (_, metadata, challenge, accepted) => {
+    expect(pop().acceptedBy(metadata, challenge)).toBe(accepted);
+  });
+
+  it('reads a token endpoint error as a demand for a proof only for invalid_dpop_proof and use_dpop_nonce', () => {
+    expect(pop().demandsProof('invalid_dpop_proof')).toBe(true);
+    expect(pop().demandsProof('use_dpop_nonce')).toBe(true);
+    expect(pop().demandsProof('invalid_grant')).toBe(false);
+    expect(pop().demandsProof(undefined)).toBe(false);
+  });
+
+  it('makes the key with an algorithm the resource lists too, when the server offers several', async () => {
+    const server = { dpop_signing_alg_values_supported: ['ES256', 'EdDSA'] };
+    expect(await pop().keyFor(server, { dpop_signing_alg_values_supported: ['EdDSA'] })).toMatchObject({
+      alg: 'EdDSA',
+    });
+    expect(await pop().keyFor(server)).toMatchObject({ alg: 'ES256' });
+  });
+
   it('puts the latest nonce of the origin in later proofs to that origin only', async () => {
     const proofs = pop();
     const key = (await proofs.keyFor({ dpop_signing_alg_values_supported: ['ES256'] }))!;

@@ -6,6 +6,11 @@
  * - RFC 9449 Section 5.1 and SEP-1932: proofs are used with an authorization server only when its metadata offers
  *   them (`dpop_signing_alg_values_supported`, read by the extension's `algorithmFor`); otherwise the
  *   authorization runs with Bearer tokens as before.
+ * - RFC 9728 Section 2 and RFC 9449 Section 7.1: and only for a resource that accepts them, one whose metadata
+ *   advertises the scheme (`dpop_signing_alg_values_supported`, `dpop_bound_access_tokens_required`, read by the
+ *   extension's `advertisedBy`) or whose 401 challenges with it (`WWW-Authenticate: DPoP`, the section's way for a
+ *   resource to say it accepts DPoP); a resource that does neither gets Bearer tokens, since it could not read a
+ *   bound one. The key's algorithm is one the resource lists too, where it lists any.
  * - RFC 9449 Section 2: one key pair per authorization; its tokens (access and refresh) are bound to it, so the
  *   private key is kept with them in the token store (`StoredTokenSet.proofKey`, sealed with the tokens by the file
  *   store) and deleted with them. It never reaches a progress event, an error or the command line's output.
@@ -19,8 +24,9 @@
  */
 import type { ClientProofOfPossession, JsonObject } from '@portcullis/extensions';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { ResourceCredentials } from '../http/resource-request.js';
 import { parseWwwAuthenticate } from '@portcullis/protocol';
+import type { BearerChallenge } from '../discovery/bearer-challenge.js';
+import type { ResourceCredentials } from '../http/resource-request.js';
 import type { StoredTokenSet } from '../store/token-store.js';
 
 /** RFC 9449 Section 8.1: `nonce = 1*NQCHAR`, NQCHAR = %x21 / %x23-5B / %x5D-7E; bounded in length here. */
@@ -74,16 +80,54 @@ export class ProofOfPossession {
   }
 
   /**
+   * Whether the resource accepts tokens bound this way: its metadata advertises the scheme, or the challenge that
+   * started the authorization names it.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc9728#section-2
+   * @see https://www.rfc-editor.org/rfc/rfc9449#section-7.1
+   */
+  acceptedBy(
+    resourceMetadata: Readonly<Record<string, unknown>>,
+    challenge: BearerChallenge | undefined,
+  ): boolean {
+    return (
+      this.#hooks.advertisedBy?.(resourceMetadata) === true ||
+      challenge?.schemes?.includes(this.scheme.toLowerCase()) === true
+    );
+  }
+
+  /**
+   * Whether an authorization server's metadata offers the scheme with an algorithm this client can use.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc9449#section-5.1
+   */
+  offeredBy(authorizationServerMetadata: Readonly<Record<string, unknown>>): boolean {
+    return this.#hooks.algorithmFor(authorizationServerMetadata) !== undefined;
+  }
+
+  /**
    * A new key for an authorization at the server with this metadata, or `undefined` when the server offers no
-   * proof of possession (then the authorization runs with Bearer tokens).
+   * proof of possession (then the authorization runs with Bearer tokens). With the resource's metadata, the key's
+   * algorithm is one the resource lists too where possible.
    *
    * @see https://www.rfc-editor.org/rfc/rfc9449#section-5.1
    */
   async keyFor(
     authorizationServerMetadata: Readonly<Record<string, unknown>>,
+    resourceMetadata?: Readonly<Record<string, unknown>>,
   ): Promise<JsonObject | undefined> {
-    const algorithm = this.#hooks.algorithmFor(authorizationServerMetadata);
+    const algorithm = this.#hooks.algorithmFor(authorizationServerMetadata, resourceMetadata);
     return algorithm === undefined ? undefined : this.#hooks.generateKey(algorithm);
+  }
+
+  /**
+   * Whether a token endpoint error says the server wants a proof: the extension's proof error
+   * (`invalid_dpop_proof`) or its nonce error (`use_dpop_nonce`).
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc9449#section-5
+   */
+  demandsProof(error: string | undefined): boolean {
+    return error !== undefined && (error === this.#hooks.proofErrorCode || this.isNonceError(error));
   }
 
   /**

@@ -216,7 +216,6 @@ export class ResourceSession {
     const config = openIdClientConfiguration({
       server,
       client,
-      revision: this.#context.revision,
       fetch: this.#context.fetch,
       privateKey: privateKeyFor(this.#context, client),
       proof,

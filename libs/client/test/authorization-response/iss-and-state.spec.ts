@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { REVISIONS } from '@portcullis/revisions';
 import { isPortcullisError } from '../../src/errors/portcullis-error.js';
 import { HeadlessUserAgent } from '../../src/user-agent/headless-user-agent.js';
 import type { UserAgent } from '../../src/user-agent/user-agent.js';
@@ -89,12 +90,57 @@ describe('checking the authorization response before the code is redeemed', () =
     expect(as.grants('authorization_code')).toHaveLength(1);
   });
 
-  it('does not validate iss under 2025-06-18', async () => {
-    const { as, rs } = await stack({ issInRedirect: 'missing' });
-    const { fetch } = clientFor(rs, { revision: '2025-06-18' });
+  // RFC 9207 2.4 binds a client whenever the server advertises iss or sends it, whatever MCP revision is spoken.
+  describe.each(REVISIONS)('under %s (RFC 9207 Section 2.4 in every revision)', (revision) => {
+    it.each([
+      [
+        'another issuer although the server advertises iss',
+        { issInRedirect: 'wrong' as const },
+        'iss_mismatch',
+      ],
+      ['no iss although the server advertises it', { issInRedirect: 'missing' as const }, 'iss_missing'],
+      [
+        'another issuer although the server does not advertise iss',
+        {
+          issInRedirect: 'wrong' as const,
+          metadata: (document: Record<string, unknown>) => ({
+            ...document,
+            authorization_response_iss_parameter_supported: undefined,
+          }),
+        },
+        'iss_mismatch',
+      ],
+    ])('discards a response carrying %s, never redeeming its code', async (_, options, code) => {
+      const { as, rs } = await stack(options);
+      const { fetch, store } = clientFor(rs, { revision });
 
-    expect((await fetch(rs.url, rpc('tools/list'))).status).toBe(200);
-    expect(as.grants('authorization_code')).toHaveLength(1);
+      await expect(fetch(rs.url, rpc('tools/list'))).rejects.toMatchObject({
+        code,
+        details: { issuer: as.issuer },
+      });
+      expect(as.authorizationRequests).toHaveLength(1);
+      expect(as.tokenRequests).toEqual([]);
+      expect(await store.listTokens()).toEqual([]);
+    });
+
+    it('redeems the code of a response whose iss is the recorded issuer', async () => {
+      const { as, rs } = await stack({ issInRedirect: 'correct' });
+      const { fetch } = clientFor(rs, { revision });
+
+      expect((await fetch(rs.url, rpc('tools/list'))).status).toBe(200);
+      expect(as.grants('authorization_code')).toHaveLength(1);
+    });
+
+    it('proceeds without iss when the server neither advertises nor sends it', async () => {
+      const { as, rs } = await stack({
+        issInRedirect: 'missing',
+        metadata: (document) => ({ ...document, authorization_response_iss_parameter_supported: false }),
+      });
+      const { fetch } = clientFor(rs, { revision });
+
+      expect((await fetch(rs.url, rpc('tools/list'))).status).toBe(200);
+      expect(as.grants('authorization_code')).toHaveLength(1);
+    });
   });
 
   it('neither shows nor acts on an error response whose iss failed', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { REVISIONS } from '@portcullis/revisions';
 import {
   FakeAuthorizationServer,
   type FakeAuthorizationServerOptions,
@@ -69,14 +70,44 @@ describe('authorization server metadata discovery (RFC 8414, OpenID Connect Disc
     expect(as.authorizationRequests).toEqual([]);
   });
 
-  it('does not compare the metadata issuer under 2025-06-18', async () => {
-    const { as, rs } = await stack({
-      metadata: (document) => ({ ...document, issuer: `${document['issuer']}/` }),
-    });
-    const { fetch } = clientFor(rs, { revision: '2025-06-18' });
+  // RFC 8414 3.3 is RFC 8414's own rule: every revision discovers the server through RFC 8414, so every one keeps it.
+  describe.each(REVISIONS)('under %s (RFC 8414 Section 3.3 in every revision)', (revision) => {
+    it('refuses metadata naming another issuer, before any registration or authorization request, storing nothing', async () => {
+      const { as, rs } = await stack({
+        metadata: (document) => ({ ...document, issuer: 'https://attacker.example' }),
+      });
+      const { fetch, store } = clientFor(rs, { revision });
 
-    expect((await fetch(rs.url, rpc('tools/list'))).status).toBe(200);
-    expect(as.authorizationRequests).toHaveLength(1);
+      await expect(fetch(rs.url, rpc('tools/list'))).rejects.toMatchObject({
+        code: 'issuer_mismatch',
+        details: { expected: as.issuer, published: 'https://attacker.example' },
+      });
+      expect(as.registrations).toEqual([]);
+      expect(as.authorizationRequests).toEqual([]);
+      expect(as.tokenRequests).toEqual([]);
+      expect(await store.listTokens()).toEqual([]);
+      expect(await store.getClient(as.issuer)).toBeUndefined();
+    });
+
+    it('records the published issuer of a root issuer with a trailing slash, so iss is compared with it', async () => {
+      // The metadata publishes `X/` for `X` (RFC 3986 6.2.3) while the response says `X`: `X/` is what counts.
+      const { as, rs } = await stack({
+        metadata: (document) => ({ ...document, issuer: `${document['issuer']}/` }),
+      });
+      const { fetch, store } = clientFor(rs, { revision });
+
+      await expect(fetch(rs.url, rpc('tools/list'))).rejects.toMatchObject({ code: 'iss_mismatch' });
+      expect(as.tokenRequests).toEqual([]);
+      expect(await store.listTokens()).toEqual([]);
+    });
+
+    it('uses metadata whose issuer is the one its URL was built from', async () => {
+      const { as, rs } = await stack();
+      const { fetch } = clientFor(rs, { revision });
+
+      expect((await fetch(rs.url, rpc('tools/list'))).status).toBe(200);
+      expect((await fetch.tokens())?.issuer).toBe(as.issuer);
+    });
   });
 
   it.each([

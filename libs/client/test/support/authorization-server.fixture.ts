@@ -34,8 +34,10 @@ export interface FakeAuthorizationServerOptions {
    * Offer DPoP (RFC 9449): `dpop_signing_alg_values_supported`, proofs checked at the token endpoint, tokens bound
    * to the proof's key (`token_type` `DPoP`), codes bound to `dpop_jkt`, bound refresh tokens redeemed only with a
    * proof of their key. `issueBearer`: check proofs but issue unbound Bearer tokens (RFC 9449 5.1 allows it).
+   * `required`: refuse every token request without a proof (`invalid_dpop_proof`), as a server that requires DPoP
+   * of every client does (RFC 9449 5.2 for all).
    */
-  readonly dpop?: DpopServerOptions & { readonly issueBearer?: boolean };
+  readonly dpop?: DpopServerOptions & { readonly issueBearer?: boolean; readonly required?: boolean };
   /** Offer the client credentials grant (RFC 6749 4.4) to clients authenticated with HTTP Basic. */
   readonly clientCredentials?: boolean;
 }
@@ -267,6 +269,8 @@ export class FakeAuthorizationServer {
         ];
       }
       jkt = outcome.jkt;
+    } else if (this.options.dpop?.required === true) {
+      return [400, { error: 'invalid_dpop_proof', error_description: 'a DPoP proof is required' }];
     }
     const bind = this.options.dpop?.issueBearer ? undefined : jkt;
     if (params.get('grant_type') === 'authorization_code') {

@@ -6,7 +6,10 @@
  *   claims are a unique `jti`, `htm`, `htu` (the request URI without query and fragment) and `iat`; `ath` when the
  *   request carries an access token; `nonce` when the server gave one (sections 8 and 9).
  * - RFC 9449 section 5.1: the algorithm is one the authorization server lists in
- *   `dpop_signing_alg_values_supported`; a server that lists none offers no DPoP.
+ *   `dpop_signing_alg_values_supported`; a server that lists none offers no DPoP. Where the resource lists
+ *   algorithms too (RFC 9728 section 2), the first of the client's preference that both list is chosen.
+ * - RFC 9728 section 2: a resource advertises DPoP with a non-empty `dpop_signing_alg_values_supported` or with
+ *   `dpop_bound_access_tokens_required: true` in its protected resource metadata.
  * - The private key never appears in a proof: the `jwk` header is built from the public members only.
  */
 import type { ClientProofOfPossession, JsonObject } from '@portcullis/extensions';
@@ -42,6 +45,12 @@ function publicJwk(key: JsonObject): JWK {
   return Object.fromEntries(members.map((name) => [name, key[name]])) as JWK;
 }
 
+/** `dpop_signing_alg_values_supported` of a metadata document (RFC 9449 section 5.1, RFC 9728 section 2). */
+function algorithmsOf(metadata: Readonly<Record<string, unknown>>): readonly unknown[] | undefined {
+  const listed = metadata['dpop_signing_alg_values_supported'];
+  return Array.isArray(listed) ? listed : undefined;
+}
+
 /**
  * The client hooks of DPoP.
  *
@@ -54,10 +63,19 @@ export function dpopClient(options: DpopClientOptions = {}): ClientProofOfPosses
     header: DPOP_HEADER,
     nonceHeader: DPOP_NONCE_HEADER,
     nonceErrorCode: 'use_dpop_nonce',
-    algorithmFor(metadata) {
-      const offered = metadata['dpop_signing_alg_values_supported'];
-      if (!Array.isArray(offered)) return undefined;
-      return preference.find((alg) => offered.includes(alg));
+    proofErrorCode: 'invalid_dpop_proof',
+    algorithmFor(metadata, resourceMetadata) {
+      const offered = algorithmsOf(metadata);
+      if (offered === undefined) return undefined;
+      const usable = preference.filter((alg) => offered.includes(alg));
+      const accepted = resourceMetadata === undefined ? undefined : algorithmsOf(resourceMetadata);
+      return usable.find((alg) => accepted?.includes(alg) === true) ?? usable[0];
+    },
+    advertisedBy(resourceMetadata) {
+      return (
+        (algorithmsOf(resourceMetadata)?.length ?? 0) > 0 ||
+        resourceMetadata['dpop_bound_access_tokens_required'] === true
+      );
     },
     async generateKey(algorithm) {
       const { privateKey } = await generateKeyPair(algorithm, { extractable: true });

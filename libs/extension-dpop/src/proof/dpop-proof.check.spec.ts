@@ -242,6 +242,23 @@ describe('dpopClient', () => {
     expect(client.algorithmFor({})).toBeUndefined();
   });
 
+  it('prefers an algorithm the resource lists too, and falls back to the server choice when they share none', () => {
+    const server = { dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'PS256'] };
+    expect(client.algorithmFor(server, { dpop_signing_alg_values_supported: ['PS256'] })).toBe('PS256');
+    expect(client.algorithmFor(server, { dpop_signing_alg_values_supported: ['RS256'] })).toBe('ES256');
+    expect(client.algorithmFor(server, { resource: 'https://mcp.example.com/mcp' })).toBe('ES256');
+  });
+
+  it.each([
+    ['lists proof algorithms', true, { dpop_signing_alg_values_supported: ['ES256'] }],
+    ['requires bound tokens', true, { dpop_bound_access_tokens_required: true }],
+    ['lists no algorithm', false, { dpop_signing_alg_values_supported: [] }],
+    ['says nothing of DPoP', false, { resource: 'https://mcp.example.com/mcp' }],
+    ['says bound tokens are not required', false, { dpop_bound_access_tokens_required: false }],
+  ])('reads a resource whose metadata %s as advertising DPoP: %s', (_, advertised, metadata) => {
+    expect(client.advertisedBy?.(metadata)).toBe(advertised);
+  });
+
   it('puts only the public key in the proof, and ath and nonce when given', async () => {
     const proof = await client.proof(key, {
       method: 'get',

@@ -183,9 +183,11 @@ export interface ProofRequest {
 }
 
 /**
- * The client side of a proof-of-possession extension (DPoP). The SDK creates one key per authorization, keeps it
- * with the tokens (encrypted like them), signs a fresh proof for every token and resource request, and retries
- * once with the server's nonce when asked (RFC 9449 sections 8 and 9).
+ * The client side of a proof-of-possession extension (DPoP). The SDK uses it for a resource that accepts the
+ * scheme (`advertisedBy`, or a 401 challenge of the scheme) with an authorization server that offers it
+ * (`algorithmFor`): it creates one key per authorization, keeps it with the tokens (encrypted like them), signs a
+ * fresh proof for every token and resource request, and retries once with the server's nonce when asked (RFC 9449
+ * sections 8 and 9).
  *
  * @see https://www.rfc-editor.org/rfc/rfc9449#section-4
  */
@@ -194,9 +196,24 @@ export interface ClientProofOfPossession {
   readonly scheme: string;
   /**
    * The signing algorithm to use with an authorization server, from its metadata
-   * (`dpop_signing_alg_values_supported`), or `undefined` when it does not offer the scheme.
+   * (`dpop_signing_alg_values_supported`), or `undefined` when it does not offer the scheme. With the resource's
+   * metadata, an algorithm the resource lists too is preferred (the same key signs the proofs for both).
    */
-  algorithmFor(authorizationServerMetadata: Readonly<Record<string, unknown>>): string | undefined;
+  algorithmFor(
+    authorizationServerMetadata: Readonly<Record<string, unknown>>,
+    resourceMetadata?: Readonly<Record<string, unknown>>,
+  ): string | undefined;
+  /**
+   * Whether a protected resource's metadata says it accepts tokens bound this way (RFC 9728 section 2:
+   * `dpop_signing_alg_values_supported`, `dpop_bound_access_tokens_required`). Without this hook only a 401
+   * challenge of the scheme says so (RFC 9449 section 7.1).
+   */
+  advertisedBy?(resourceMetadata: Readonly<Record<string, unknown>>): boolean;
+  /**
+   * The token endpoint error code of a server that wants a proof the request did not carry, or refused the one it
+   * did (RFC 9449 section 5: `invalid_dpop_proof`).
+   */
+  readonly proofErrorCode?: string;
   /** A new key pair for one authorization, as a private JWK (with `alg`) for the SDK to keep. */
   generateKey(algorithm: string): Promise<JsonObject>;
   /** A fresh proof of `request`, signed with `key` (a JWK `generateKey` returned), for the proof header. */

@@ -210,6 +210,18 @@ describe('validateClientIdMetadataDocument', () => {
     expect(rulesOf(changed(...changes))).toEqual(rules);
   });
 
+  it('accepts a private-use redirect URI only when the server allows its scheme (RFC 8252 7.1)', () => {
+    const document = changed(set('redirect_uris', ['cursor://anysphere.cursor-mcp/oauth/callback']));
+    expect(rulesOf(document)).toEqual(['redirect_uri_insecure']);
+    expect(validateClientIdMetadataDocument(document, URL, { privateUseSchemes: ['cursor'] })).toEqual({
+      ok: true,
+      document,
+    });
+    const withFragment = changed(set('redirect_uris', ['cursor://anysphere.cursor-mcp/cb#x']));
+    const refused = validateClientIdMetadataDocument(withFragment, URL, { privateUseSchemes: ['cursor'] });
+    expect(refused.ok ? [] : refused.errors.map((error) => error.rule)).toEqual(['redirect_uri_fragment']);
+  });
+
   it('refuses a document fetched from a URL that is not a Client Identifier URL', () => {
     const url = 'https://app.example.com/';
     expect(rulesOf(changed(set('client_id', url)), url)).toEqual(['client_id_url_invalid']);

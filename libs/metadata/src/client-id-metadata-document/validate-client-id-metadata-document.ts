@@ -38,7 +38,8 @@ function describePath(path: readonly (string | number)[]): string {
 /**
  * Checks a fetched Client ID Metadata Document against every rule of MCP 2026-07-28 "Client ID Metadata Documents"
  * and the draft, and against the client metadata schema. `clientIdUrl` is the exact URL the document was fetched
- * from; `client_id` must equal it by simple string comparison.
+ * from; `client_id` must equal it by simple string comparison. `options.privateUseSchemes` are the private-use
+ * redirect URI schemes the server allows (RFC 8252 7.1), none by default.
  *
  * @example
  * const result = validateClientIdMetadataDocument(JSON.parse(body), 'https://app.example.com/client.json');
@@ -48,12 +49,15 @@ function describePath(path: readonly (string | number)[]): string {
 export function validateClientIdMetadataDocument(
   doc: unknown,
   clientIdUrl: string,
+  options: { readonly privateUseSchemes?: readonly string[] } = {},
 ): ClientIdMetadataDocumentValidation {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     return { ok: false, errors: [violation('document_not_object', 'The document must be a JSON object')] };
   }
   const document = doc as Readonly<Record<string, unknown>>;
-  const errors = CLIENT_ID_METADATA_DOCUMENT_CHECKS.flatMap((check) => check(document, { clientIdUrl }));
+  const errors = CLIENT_ID_METADATA_DOCUMENT_CHECKS.flatMap((check) =>
+    check(document, { clientIdUrl, ...options }),
+  );
   const parsed = clientIdMetadataDocumentObject.safeParse(document);
   if (parsed.success && errors.length === 0) return { ok: true, document: parsed.data };
   if (!parsed.success) {

@@ -21,7 +21,7 @@ export type ClientIdMetadataDocumentRule =
   | 'redirect_uris_missing'
   /** A redirect URI is not a string or not a valid absolute URL. */
   | 'redirect_uri_invalid'
-  /** A redirect URI is neither https nor http on a loopback host. */
+  /** A redirect URI is neither https, nor http on a loopback host, nor of an allowed private-use scheme. */
   | 'redirect_uri_insecure'
   /** A redirect URI has a fragment. */
   | 'redirect_uri_fragment'
@@ -57,6 +57,11 @@ export interface ClientIdMetadataDocumentCheckContext {
    * document's own `client_id` is checked as a Client Identifier URL.
    */
   readonly clientIdUrl?: string;
+  /**
+   * The private-use redirect URI schemes the authorization server allows (RFC 8252 7.1), lowercase; none when
+   * absent.
+   */
+  readonly privateUseSchemes?: readonly string[];
 }
 
 /** One rule: returns every violation of it, or an empty array. */

@@ -2,7 +2,7 @@
  * OAuth 2.0 Protected Resource Metadata, RFC 9728 section 2, as MCP profiles it:
  * - `resource` is the resource identifier: https URL without fragment (RFC 9728 1.2; http only on loopback);
  * - `authorization_servers` is REQUIRED with at least one issuer here, although RFC 9728 makes it OPTIONAL
- *   (MCP "Authorization Server Location", both revisions: "MUST include ... at least one authorization server");
+ *   (MCP "Authorization Server Location", every revision: "MUST include ... at least one authorization server");
  * - `jwks_uri` MUST use https (RFC 9728 2); `resource_signing_alg_values_supported` never contains `none`.
  * Unknown members, language-tagged ones (`resource_name#fr`) included, are kept (RFC 9728 3.2: "MUST be ignored"
  * by consumers that do not understand them, which is not the same as dropping them).

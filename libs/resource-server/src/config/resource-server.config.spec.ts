@@ -43,6 +43,15 @@ describe('resolveResourceServerConfig', () => {
     expect(config.scopesSupported).toEqual([]);
   });
 
+  it('allows no browser origin but the resource’s own by default, and refuses an entry that is not an origin', () => {
+    const config = resolveResourceServerConfig(BASE);
+    expect(config.browserOrigins.grantsAny).toBe(false);
+    expect(config.browserOrigins.allows('https://mcp.example.com')).toBe(true);
+    expect(refusal({ browserOrigins: { origins: ['https://app.example.com/'] } })).toContain(
+      'browserOrigins.origins: "https://app.example.com/" must be written as the browser sends it',
+    );
+  });
+
   it('refuses to boot without an authorization server', () => {
     expect(refusal({ authorizationServers: [] })).toContain('at least one issuer');
   });

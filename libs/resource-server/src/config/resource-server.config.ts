@@ -12,6 +12,8 @@
  * - RFC 8725 Sections 3.1 and 3.2: an explicit allow-list of asymmetric JWS algorithms; `none` and `HS*` refused.
  * - RFC 7662 Section 4: a validated token is remembered for a bounded time (`tokens.cacheTtlSeconds`, 0 to one
  *   day), so a revocation at the authorization server reaches an introspecting resource within it.
+ * - Fetch CORS protocol, RFC 6454 Section 6.1: `browserOrigins.origins` are origins as browsers serialise them, so
+ *   the byte-for-byte comparison with an `Origin` header cannot be fooled by another spelling.
  */
 import { ExtensionRegistry } from '@portcullis/extensions';
 import { EndpointUrlSchema } from '@portcullis/metadata';
@@ -24,6 +26,7 @@ import {
   type ScopeHierarchy,
 } from '@portcullis/protocol';
 import { getRevision, LATEST_REVISION, type Revision } from '@portcullis/revisions';
+import { BrowserOrigins } from '../http/browser-origins.js';
 import type { ResourceServerOptions, TokenValidationMode } from './resource-server.options.js';
 
 /** The options are unusable; the message names the option and what it must be. */
@@ -60,6 +63,8 @@ export interface ResourceServerConfig {
   readonly resourceName?: string;
   readonly extensions: ExtensionRegistry;
   readonly tokens: ResolvedTokenOptions;
+  /** The browser origins allowed to call the resource: CORS grants and the MCP Origin check read this one list. */
+  readonly browserOrigins: BrowserOrigins;
 }
 
 /** {@link TokenOptions} with every default applied. */
@@ -170,6 +175,17 @@ function resolveAlgorithms(algorithms: readonly string[] | undefined): string[] 
   return [...new Set(algorithms)];
 }
 
+function resolveBrowserOrigins(
+  resource: string,
+  options: ResourceServerOptions['browserOrigins'],
+): BrowserOrigins {
+  try {
+    return new BrowserOrigins(resource, options);
+  } catch (error) {
+    fail(`browserOrigins.origins: ${(error as Error).message}`);
+  }
+}
+
 function resolveRevision(id: string | undefined): Revision {
   try {
     return getRevision(id ?? LATEST_REVISION);
@@ -229,6 +245,7 @@ export function resolveResourceServerConfig(options: ResourceServerOptions): Res
     revision: resolveRevision(options.revision),
     ...(options.resourceName ? { resourceName: options.resourceName } : {}),
     extensions,
+    browserOrigins: resolveBrowserOrigins(resource, options.browserOrigins),
     tokens: Object.freeze({
       mode,
       algorithms: Object.freeze(resolveAlgorithms(tokens.algorithms)),
@@ -237,7 +254,7 @@ export function resolveResourceServerConfig(options: ResourceServerOptions): Res
       cacheMaxEntries,
       cacheTtlSeconds: duration(tokens.cacheTtlSeconds, 30, 'tokens.cacheTtlSeconds', 86_400),
       jwks: Object.freeze({
-        cooldownMs: duration(tokens.jwks?.cooldownMs, 30_000, 'tokens.jwks.cooldownMs'),
+        cooldownMs: duration(tokens.jwks?.cooldownMs, 30_000, 'tokens.jwks.cooldownMs', 300_000),
         cacheMaxAgeMs: duration(tokens.jwks?.cacheMaxAgeMs, 600_000, 'tokens.jwks.cacheMaxAgeMs'),
         staleIfErrorMs: duration(tokens.jwks?.staleIfErrorMs, 3_600_000, 'tokens.jwks.staleIfErrorMs'),
         timeoutMs: duration(tokens.jwks?.timeoutMs, 5_000, 'tokens.jwks.timeoutMs', 60_000),

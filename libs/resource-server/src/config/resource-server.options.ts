@@ -1,5 +1,6 @@
 import type { ExtensionRegistry } from '@portcullis/extensions';
 import type { ScopeHierarchy } from '@portcullis/protocol';
+import type { BrowserOriginsOptions } from '../http/browser-origins.js';
 
 /**
  * How access tokens are validated.
@@ -60,7 +61,11 @@ export interface TokenOptions {
   readonly cacheTtlSeconds?: number;
   /** Remote JWK set behaviour. */
   readonly jwks?: {
-    /** After a fetch, how long an unknown `kid` waits before it may trigger another one. Default 30000 ms. */
+    /**
+     * After a fetch, how long an unknown `kid` waits before it may trigger another one; meanwhile it is
+     * `invalid_token`. Keep it shorter than the time the authorization server publishes a key before signing with it
+     * (Portcullis: its `SIGNING_KEY_ACTIVATION_DELAY` allows for 30 s). Default 30000 ms (jose's), at most 300000.
+     */
     readonly cooldownMs?: number;
     /** How long fetched keys are used before they are fetched again. Default 600000 ms. */
     readonly cacheMaxAgeMs?: number;
@@ -111,11 +116,17 @@ export interface ResourceServerOptions {
   readonly scopesSupported?: readonly string[];
   /** Broad scope to the narrower scopes it implies; used whenever sufficiency is decided. */
   readonly scopeHierarchy?: ScopeHierarchy;
-  /** The MCP authorization revision in force (`2025-06-18` or `2026-07-28`); default the latest. */
+  /** The MCP authorization revision in force (`2025-06-18`, `2025-11-25` or `2026-07-28`); default the latest. */
   readonly revision?: string;
   /** Published as `resource_name`. */
   readonly resourceName?: string;
   /** Extensions contributing metadata fields and challenge parameters. */
   readonly extensions?: ExtensionRegistry;
   readonly tokens?: TokenOptions;
+  /**
+   * Web origins whose pages may call the resource from a browser: granted CORS on every route but the (public)
+   * metadata document, and let through the MCP endpoint's Origin check. Default: none, only the resource's own
+   * origin passes that check.
+   */
+  readonly browserOrigins?: BrowserOriginsOptions;
 }

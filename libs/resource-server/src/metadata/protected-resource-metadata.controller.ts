@@ -4,11 +4,13 @@
  * is not served: it would describe the resource `https://host`, which this is not (RFC 9728 Section 3.3).
  *
  * The document is public and fetched by browser-based clients too, so it allows any origin (RFC 9728 Section 3
- * puts no access control on it) and answers CORS preflights, which the `MCP-Protocol-Version` header some clients
- * send triggers.
+ * puts no access control on it, and it says nothing a request could not learn from the 401 challenge) and answers
+ * CORS preflights, which the `MCP-Protocol-Version` header some clients send triggers. The configured browser
+ * origins (`browserOrigins`) govern every other route, not this one.
  */
 import { Controller, Get, Header, HttpCode, Inject, Options, type Type } from '@nestjs/common';
 import type { ProtectedResourceMetadata } from '@portcullis/metadata';
+import { CORS_EXPOSED_HEADERS } from '../http/browser-cors.hook.js';
 import { ProtectedResourceMetadataService } from './protected-resource-metadata.service.js';
 
 /**
@@ -26,6 +28,7 @@ export function createProtectedResourceMetadataController(path: string): Type<un
 
     @Get(path)
     @Header('access-control-allow-origin', '*')
+    @Header('access-control-expose-headers', CORS_EXPOSED_HEADERS)
     @Header('cache-control', 'public, max-age=300')
     document(): ProtectedResourceMetadata {
       return this.metadata.document();

@@ -6,15 +6,18 @@
  * 1. `jwt-structure`: three base64url segments, JSON object header and claims.
  * 2. `jwt-algorithm`: `alg` on the allow-list (never `none`, never `HS*`).
  * 3. `jwt-type`: `typ` is `at+jwt`.
- * 4. `issuer`: `iss` is a trusted authorization server.
- * 5. `audience`: `aud` contains this resource's canonical URI.
- * 6. `lifetime`: `exp` present and not passed, `nbf` and `iat` not in the future (with clock skew).
- * 7. `subject-and-client`, `jwt-identifiers`: `sub`, `client_id`, `iat`, `jti`, a valid `scope`.
- * 8. `confirmation`: `cnf`, when present, is an object (RFC 7800 Section 3.1); it becomes the `AuthInfo`'s
+ * 4. `jwt-key-reference`: no key or key URL of the token's own (`jwk`, `jku`, `x5c`, `x5u`); `kid` a string.
+ * 5. `issuer`: `iss` is a trusted authorization server.
+ * 6. `audience`: `aud` contains this resource's canonical URI.
+ * 7. `lifetime`: `exp` present and not passed, `nbf` and `iat` not in the future (with clock skew).
+ * 8. `subject-and-client`, `jwt-identifiers`: `sub`, `client_id`, `iat`, `jti`, a valid `scope`.
+ * 9. `confirmation`: `cnf`, when present, is an object (RFC 7800 Section 3.1); it becomes the `AuthInfo`'s
  *    confirmation, which the guard checks a proof of possession against (RFC 9449 Section 7).
- * 9. The signature, with the issuer's JWK set (discovered from its metadata), jose re-applying 2-6 to the
- *    verified payload as a second line of defence. A `kid` the set does not hold is a 503 until the set, fetched
- *    again (at most once per cooldown), tells whether the key exists (`keys/remote-key-set.ts`).
+ * 10. The signature, with the issuer's JWK set (discovered from its metadata), jose re-applying 2-7 to the
+ *    verified payload as a second line of defence. A `kid` the set does not hold is `invalid_token` once the set
+ *    tells it is absent, fetched again first when it may be (at most once per cooldown); a token without `kid`
+ *    that several keys could verify is `invalid_token` (jose's `JWKSMultipleMatchingKeys`). Only a key set that
+ *    cannot be fetched is a 503 (`keys/remote-key-set.ts`).
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
@@ -27,6 +30,7 @@ import { checkConfirmation, confirmationOf } from './checks/confirmation.check.j
 import { checkIssuer } from './checks/issuer.check.js';
 import { checkAlgorithm } from './checks/jwt-algorithm.check.js';
 import { checkJwtIdentifiers } from './checks/jwt-identifiers.check.js';
+import { checkKeyReference } from './checks/jwt-key-reference.check.js';
 import { decodeJwtStructure } from './checks/jwt-structure.check.js';
 import { checkAccessTokenType } from './checks/jwt-type.check.js';
 import { checkLifetime } from './checks/lifetime.check.js';
@@ -36,7 +40,7 @@ import { AuthorizationServerDirectory } from './discovery/authorization-server-d
 import { UpstreamFetchError } from './discovery/fetch-json.js';
 import { RemoteKeySet } from './keys/remote-key-set.js';
 
-const HEADER_CHECKS: readonly TokenCheck[] = [checkAlgorithm, checkAccessTokenType];
+const HEADER_CHECKS: readonly TokenCheck[] = [checkAlgorithm, checkAccessTokenType, checkKeyReference];
 const CLAIM_CHECKS: readonly TokenCheck[] = [
   checkIssuer,
   checkAudience,
@@ -97,9 +101,9 @@ export class JwtAccessTokenValidator {
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'ERR_JWKS_NO_MATCHING_KEY')
         throw this.failure(error, issuer);
-      // A key the set does not hold: perhaps published since it was fetched. Unknown until a fetch tells.
-      // The latest the token can have been issued, on this server's clock: `iat` is in whole seconds, and the
-      // clocks may differ by the skew allowed.
+      // A key the set does not hold: absent if the set tells (fetched after the token was issued, or within the
+      // cooldown), else fetched again, once, to tell. The latest the token can have been issued, on this server's
+      // clock: `iat` is in whole seconds, and the clocks may differ by the skew allowed.
       const issuedAt =
         typeof claims['iat'] === 'number'
           ? (claims['iat'] + 1 + this.config.tokens.clockSkewSeconds) * 1000
@@ -108,10 +112,7 @@ export class JwtAccessTokenValidator {
       try {
         payload = await this.verify(token, await keySet.keys(), issuer);
       } catch (again) {
-        // Still unknown after a fetch: absent only if that fetch came late enough after the token was issued;
-        // otherwise the next fetch will tell (503 until then).
-        if ((again as { code?: unknown }).code === 'ERR_JWKS_NO_MATCHING_KEY')
-          await keySet.unknownKey(issuedAt);
+        // A set fetched just now that still lacks the key: the key does not exist (invalid_token).
         throw this.failure(again, issuer);
       }
     }

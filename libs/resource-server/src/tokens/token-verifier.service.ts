@@ -7,8 +7,10 @@
  *   validators; the cache only remembers their verdicts, keyed by a SHA-256 of the token (the token itself is
  *   never kept), and forgets each one after `tokens.cacheTtlSeconds` or at the token's `exp`, whichever comes
  *   first (RFC 7662 Section 4: a revoked token is refused once its verdict is forgotten).
- * - A key source or introspection outage is `temporarily_unavailable` (503), never `invalid_token`: the token may
- *   be perfectly good, and a 401 would send the client through authorization again for nothing.
+ * - A key source or introspection outage (a network error, a 5xx, a document that is not what it should be) is
+ *   `temporarily_unavailable` (503), never `invalid_token`: the token may be perfectly good, and a 401 would send the
+ *   client through authorization again for nothing. A token the keys that were fetched cannot verify is
+ *   `invalid_token` (RFC 6750 Section 3.1), the authorization server being up.
  */
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
@@ -68,7 +70,7 @@ export class TokenVerifier {
       if (error instanceof UpstreamFetchError) {
         throw new OAuthError(
           'temporarily_unavailable',
-          'The authorization server could not be reached to validate the access token.',
+          'The authorization server did not answer as needed, so the access token cannot be validated now.',
           {
             cause: error,
             headers: {

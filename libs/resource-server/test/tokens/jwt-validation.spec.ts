@@ -30,12 +30,14 @@ async function stack(
     tokens?: TokenOptions;
     discovery?: 'rfc8414' | 'openid-configuration';
     claimedIssuer?: string;
+    jwksCacheControl?: string;
   } = {},
 ): Promise<{ as: TestAuthorizationServer; app: ProtectedTestApp }> {
   const as = await startTestAuthorizationServer({
     audience: RESOURCE,
     ...(options.discovery ? { discovery: options.discovery } : {}),
     ...(options.claimedIssuer ? { claimedIssuer: options.claimedIssuer } : {}),
+    ...(options.jwksCacheControl ? { jwksCacheControl: options.jwksCacheControl } : {}),
   });
   cleanup.push(() => as.close());
   const app = await startProtectedTestApp({
@@ -96,39 +98,60 @@ describe('JWT access token validation', () => {
     );
   });
 
-  it('answers an unknown kid within the cooldown with 503 and Retry-After, fetching nothing, never 401', async () => {
-    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 60_000 } } });
-    expect((await me(app, await as.mint())).status).toBe(200);
+  /** The answer is 401 invalid_token with the resource's challenge, and no Retry-After: the token is at fault. */
+  async function expectInvalidToken(response: Response, description: string): Promise<void> {
+    expect(response.status).toBe(401);
+    const challenge = bearerChallengeOf(response);
+    expect(challenge.params['error']).toBe('invalid_token');
+    expect(challenge.params['error_description']).toContain(description);
+    expect(challenge.params['resource_metadata']).toBeDefined();
+    expect(response.headers.get('retry-after')).toBeNull();
+    expect(await response.json()).toMatchObject({ error: 'invalid_token' });
+  }
+
+  it('refuses kid=123 with 401 invalid_token after one fetch, nothing cached and the authorization server up', async () => {
+    const { as, app } = await stack();
+    const forged = await as.mint({ key: await createSigningKey('123') });
+    await expectInvalidToken(await me(app, forged), 'key this resource does not know');
+    // The set fetched for this very token lacks the key: no second fetch to tell.
     expect(as.hits(PATHS.jwks)).toBe(1);
-    // Perhaps a key published since the fetch: the resource cannot tell yet, and a 401 would make the client
-    // throw a good token away.
-    const unknown = await me(app, await as.mint({ key: await createSigningKey('unknown-kid') }));
-    expect(unknown.status).toBe(503);
-    expect(Number(unknown.headers.get('retry-after'))).toBeGreaterThan(50);
-    expect(unknown.headers.get('www-authenticate')).toBeNull();
-    expect(await unknown.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    // Again, and with another made-up kid: within the cooldown, answered from the set held.
+    await expectInvalidToken(await me(app, forged), 'key this resource does not know');
+    await expectInvalidToken(
+      await me(app, await as.mint({ key: await createSigningKey('124') })),
+      'key this resource does not know',
+    );
     expect(as.hits(PATHS.jwks)).toBe(1);
   });
 
-  it('refuses an unknown kid with 401 once a key set fetched after the cooldown lacks it', async () => {
-    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 300 }, clockSkewSeconds: 0 } });
+  it('refuses an unknown kid within the cooldown with 401, fetching nothing', async () => {
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 60_000 } } });
     expect((await me(app, await as.mint())).status).toBe(200);
+    expect(as.hits(PATHS.jwks)).toBe(1);
+    // A key the authorization server signs with was published long enough before (a staged rotation) to be in any
+    // set fetched within the cooldown: this one is not a key of the issuer.
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const unknown = await me(app, await as.mint({ key: await createSigningKey(`unknown-${attempt}`) }));
+      expect(unknown.status).toBe(401);
+    }
+    expect(as.hits(PATHS.jwks)).toBe(1);
+  });
+
+  it('fetches the set again for an unknown kid past the cooldown, once, and refuses the key it still lacks', async () => {
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 300 } } });
+    expect((await me(app, await as.mint())).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 400));
     const rogue = await as.mint({ key: await createSigningKey('unknown-kid') });
-    expect((await me(app, rogue)).status).toBe(503);
-    // Past the cooldown and past the second the token was issued in (`iat` has whole seconds).
-    await new Promise((resolve) => setTimeout(resolve, 1_400));
-    // One refetch, made late enough after the token was issued: the key is not there, so it is the token's fault.
-    const refused = await me(app, rogue);
-    expect(refused.status).toBe(401);
-    expect(bearerChallengeOf(refused).params['error_description']).toContain(
-      'key this resource does not know',
-    );
+    await expectInvalidToken(await me(app, rogue), 'key this resource does not know');
+    expect(as.hits(PATHS.jwks)).toBe(2);
+    await expectInvalidToken(await me(app, rogue), 'key this resource does not know');
     expect(as.hits(PATHS.jwks)).toBe(2);
   });
 
   it('refuses a token with an unknown kid issued long before the last fetch at once, with no fetch', async () => {
     const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 1_000 } } });
     expect((await me(app, await as.mint())).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const old = await as.mint({
       key: await createSigningKey('unknown-kid'),
       claims: { iat: Math.floor(Date.now() / 1000) - 120 },
@@ -137,17 +160,79 @@ describe('JWT access token validation', () => {
     expect(as.hits(PATHS.jwks)).toBe(1);
   });
 
+  it('accepts a token signed with a key staged after its last fetch, fetching the set again past the cooldown', async () => {
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 200 } } });
+    expect((await me(app, await as.mint())).status).toBe(200);
+    const staged = await createSigningKey();
+    as.publish(staged);
+    // The authorization server signs with a staged key only after the resource servers' cooldown (and cache age).
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await me(app, await as.mint({ key: staged }))).status).toBe(200);
+    expect(as.hits(PATHS.jwks)).toBe(2);
+    // Another unknown kid right after that refetch is inside the new cooldown: 401 without a fetch.
+    expect((await me(app, await as.mint({ key: await createSigningKey() }))).status).toBe(401);
+    expect(as.hits(PATHS.jwks)).toBe(2);
+  });
+
   it('picks up a rotated key with one refetch once the cooldown has passed', async () => {
     const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 200 } } });
     expect((await me(app, await as.mint())).status).toBe(200);
     await as.rotate();
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const rotated = await as.mint();
-    expect((await me(app, rotated)).status).toBe(200);
+    expect((await me(app, await as.mint())).status).toBe(200);
     expect(as.hits(PATHS.jwks)).toBe(2);
-    // Another unknown kid right after that refetch is inside the new cooldown: 503 without a fetch.
-    expect((await me(app, await as.mint({ key: await createSigningKey() }))).status).toBe(503);
+  });
+
+  it('refuses a forged token naming its own key (jwk, jku, x5u) with 401 before fetching anything', async () => {
+    const { as, app } = await stack();
+    const attacker = await createSigningKey('attacker');
+    const headers = [
+      { jwk: attacker.publicJwk },
+      { jwk: attacker.publicJwk, kid: undefined },
+      { jku: `${as.issuer}/attacker-jwks` },
+      { x5u: `${as.issuer}/attacker-certificate` },
+    ];
+    for (const header of headers) {
+      await expectInvalidToken(await me(app, await as.mint({ key: attacker, header })), 'names its own key');
+    }
+    expect(as.hits(PATHS.metadata) + as.hits(PATHS.jwks)).toBe(0);
+    expect(as.hits('/attacker-jwks') + as.hits('/attacker-certificate')).toBe(0);
+  });
+
+  it('refuses a token without kid when several published keys could verify it', async () => {
+    const { as, app } = await stack();
+    as.publish(await createSigningKey());
+    const response = await me(app, await as.mint({ header: { kid: undefined } }));
+    expect(response.status).toBe(401);
+    expect(bearerChallengeOf(response).params['error']).toBe('invalid_token');
+    // With the signing key alone in the set, the same token verifies (RFC 7515 4.1.4: kid is optional).
+    const { as: single, app: alone } = await stack();
+    expect((await me(alone, await single.mint({ header: { kid: undefined } }))).status).toBe(200);
+  });
+
+  it('fetches the key set again once the max-age the authorization server sends has passed, within its own bounds', async () => {
+    const { as, app } = await stack({
+      tokens: { jwks: { cacheMaxAgeMs: 60_000, cooldownMs: 100 } },
+      jwksCacheControl: 'public, max-age=1',
+    });
+    expect((await me(app, await as.mint())).status).toBe(200);
+    expect((await me(app, await as.mint())).status).toBe(200);
+    expect(as.hits(PATHS.jwks)).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // Past the key set's max-age: used once more while it is fetched again in the background.
+    expect((await me(app, await as.mint())).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
     expect(as.hits(PATHS.jwks)).toBe(2);
+
+    // A key set that may not be stored is still kept for the cooldown: not one fetch per request.
+    const { as: noStore, app: behind } = await stack({
+      tokens: { jwks: { cacheMaxAgeMs: 60_000, cooldownMs: 60_000 } },
+      jwksCacheControl: 'no-store',
+    });
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      expect((await me(behind, await noStore.mint())).status).toBe(200);
+    }
+    expect(noStore.hits(PATHS.jwks)).toBe(1);
   });
 
   it('keeps validating tokens signed with known keys while the authorization server is away, past the cache age', async () => {
@@ -161,7 +246,7 @@ describe('JWT access token validation', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     // The keys and the metadata are past their age and cannot be fetched again: the ones held keep verifying.
     expect((await me(app, later)).status).toBe(200);
-    // A key it never saw cannot be checked while the key set fails: 503, not 401.
+    // A key it never saw, the set held past the cooldown, cannot be checked while the key set fails: 503, not 401.
     expect((await me(app, await as.mint({ key: await createSigningKey('new-kid') }))).status).toBe(503);
   });
 
@@ -216,6 +301,17 @@ describe('JWT access token validation', () => {
 
     const as = await startTestAuthorizationServer({ audience: RESOURCE, port });
     cleanup.push(() => as.close());
+    expect((await me(app, await as.mint())).status).toBe(200);
+  });
+
+  it('answers 503 when the key set is not a JWK set, and validates once it is again', async () => {
+    const { as, app } = await stack({ tokens: { discovery: { failureBackoffMs: 0 } } });
+    as.failJwks(200);
+    const broken = await me(app, await as.mint({ key: await createSigningKey('123') }));
+    expect(broken.status).toBe(503);
+    expect(broken.headers.get('www-authenticate')).toBeNull();
+    expect(await broken.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    as.failJwks(undefined);
     expect((await me(app, await as.mint())).status).toBe(200);
   });
 

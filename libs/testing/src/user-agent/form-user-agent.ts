@@ -32,12 +32,17 @@ export class FormUserAgent implements UserAgent {
     const redirectUri = 'http://127.0.0.1:1/callback';
     return {
       redirectUri,
-      authorize: (url) => this.#authorize(url, redirectUri),
+      authorize: (url) => this.authorize(url, redirectUri),
       close: async () => undefined,
     };
   }
 
-  async #authorize(url: string, redirectUri: string): Promise<string> {
+  /**
+   * Opens an authorization URL and answers each page (sign in, consent, confirm; on the proxy, its consent and the
+   * upstream's pages too) until a redirect to `redirectUri`, whose URL it returns without requesting it: for a
+   * client that listens on its redirect URI itself, the caller delivers it with {@link browser}.
+   */
+  async authorize(url: string, redirectUri: string): Promise<string> {
     let response = await this.browser.get(url);
     for (let step = 0; step < 12; step++) {
       if (response.location?.startsWith(redirectUri)) return response.location;
@@ -63,10 +68,9 @@ export class FormUserAgent implements UserAgent {
     this.shown.consent += 1;
     const choice = this.consent();
     const ticked = (form.fields['scope'] ?? []).filter((scope) => !choice.untick?.includes(scope));
-    return this.browser.submit(
-      form,
-      { scope: ticked },
-      { button: { name: 'decision', value: choice.decision ?? 'approve' } },
-    );
+    const scopes = form.controls.some((control) => control.name === 'scope');
+    return this.browser.submit(form, scopes ? { scope: ticked } : {}, {
+      button: { name: 'decision', value: choice.decision ?? 'approve' },
+    });
   }
 }

@@ -85,7 +85,12 @@ export class UpstreamCallbackController {
   }
 
   async #complete(cookies: CookieExchange, signIn: UpstreamSignInState, result: UpstreamSignIn) {
-    const user = await this.identities.userFor(result.issuer, result.subject, result.displayName);
+    const user = await this.identities.userFor(
+      result.issuer,
+      result.subject,
+      result.displayName,
+      result.profile,
+    );
     await this.tokens.store(user.id, result);
     await this.events.record('sign_in.succeeded', {
       userId: user.id,

@@ -1,10 +1,13 @@
+import { uriScheme } from '@portcullis/metadata';
 import type { OAuthClient } from '../../clients/client.js';
-import { hostOf, isLocalRedirect } from './client-display.js';
+import { hostOf, isLocalRedirect, isPrivateUseRedirect, redirectDestination } from './client-display.js';
 import { escapeHtml, page } from './layout.js';
 
 /** What each scope means, for people. */
 const SCOPE_TEXT: Readonly<Record<string, string>> = {
   openid: 'Know who you are',
+  profile: 'See your name and username',
+  email: 'See your email address',
   offline_access: 'Keep access while you are away (refresh tokens)',
 };
 
@@ -28,8 +31,9 @@ export interface ConsentPageModel {
 /**
  * The consent page: who asks (client name, client ID host, redirect host), for what (resource, scopes), with
  * warnings for clients nobody vouched for (registered moments ago, only local redirect URIs, described by a
- * document on someone's web site). A plain form, no script; the interaction controller adds the CSP and framing
- * headers.
+ * document on someone's web site) and for a code that leaves the browser through a private-use URI scheme, to
+ * whichever application on this device claims it (RFC 8252 8.6). A plain form, no script; the interaction
+ * controller adds the CSP and framing headers.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.2 (client impersonation: show the client's identity)
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.16 (clickjacking)
@@ -57,6 +61,9 @@ export function consentPage(model: ConsentPageModel): string {
     localOnly
       ? '<p class="warning" id="warning-local">This application only runs on your own computer (all its redirect addresses are local). Approve it only if you started it yourself.</p>'
       : '',
+    isPrivateUseRedirect(model.redirectUri)
+      ? `<p class="warning" id="warning-private-use">The answer goes to an application on this device through a <strong>${escapeHtml(`${uriScheme(model.redirectUri)}:`)}</strong> link, not to a web site. Any installed application can claim such links: approve only if you just started this application yourself.</p>`
+      : '',
     client.origin === 'metadata-document'
       ? `<p class="warning" id="warning-document">This application describes itself with a document at <strong>${escapeHtml(hostOf(client.clientId) ?? client.clientId)}</strong>. Approve it only if you trust that site.</p>`
       : '',
@@ -68,7 +75,7 @@ ${warnings}
 <dl>
 <dt>Application</dt><dd>${escapeHtml(clientName)}</dd>
 <dt>Client ID host</dt><dd>${escapeHtml(hostOf(client.clientId) ?? `${client.clientId} (registered here)`)}</dd>
-<dt>Will return you to</dt><dd>${escapeHtml(hostOf(model.redirectUri) ?? model.redirectUri)}</dd>
+<dt>Will return you to</dt><dd>${escapeHtml(redirectDestination(model.redirectUri))}</dd>
 <dt>Resource</dt><dd>${escapeHtml(model.resource)}</dd>
 </dl>
 <form method="post" action="${escapeHtml(model.action)}">

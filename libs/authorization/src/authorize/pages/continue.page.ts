@@ -1,4 +1,4 @@
-import { hostOf } from './client-display.js';
+import { redirectDestination } from './client-display.js';
 import { escapeHtml, page } from './layout.js';
 
 /** What the confirmation shows. */
@@ -11,12 +11,13 @@ export interface ContinuePageModel {
 }
 
 /**
- * The one-click confirmation before a code goes to a public client on a loopback redirect URI that the person
- * approved before: any program on this computer can listen on a loopback port and open an authorization URL with
- * its own PKCE pair, so the code is released only after a click in this browser (RFC 8252 8.6).
+ * The one-click confirmation before a code goes to a public client on a loopback or private-use redirect URI that
+ * the person approved before: any program on this computer can listen on a loopback port, or claim a URI scheme,
+ * and open an authorization URL with its own PKCE pair, so the code is released only after a click in this browser
+ * (RFC 8252 8.6).
  */
 export function continuePage(model: ContinuePageModel): string {
-  const host = hostOf(model.redirectUri) ?? model.redirectUri;
+  const host = redirectDestination(model.redirectUri);
   return page(
     'Continue?',
     `<h1>Continue to <strong>${escapeHtml(model.clientName)}</strong>?</h1>

@@ -1,4 +1,4 @@
-import { hostOf } from './client-display.js';
+import { redirectDestination } from './client-display.js';
 import { escapeHtml, page } from './layout.js';
 
 /** The page shown when a request cannot be sent back to the client at all (RFC 6749 4.1.2.1: no redirect). */
@@ -57,7 +57,7 @@ export interface ReturnToClient {
  * client's answer as a link the person may follow, never an automatic redirect (RFC 9700 4.11.2).
  */
 export function returnToClientPage(model: ReturnToClient): string {
-  const host = hostOf(model.location) ?? model.location;
+  const host = redirectDestination(model.location);
   const denied = model.error === 'access_denied';
   const heading = denied
     ? `<h1>You did not allow <strong>${escapeHtml(model.clientName)}</strong></h1>

@@ -12,14 +12,15 @@ import {
   type InteractionStep,
 } from '../flow/interaction-step.js';
 import { endpointPath } from '../flow/paths.js';
-import { isLocalRedirect } from '../pages/client-display.js';
+import { isLocalRedirect, isPrivateUseRedirect } from '../pages/client-display.js';
 import { continuePage } from '../pages/continue.page.js';
 import { pressedButton } from './approval.js';
 
 /**
- * A public client on a loopback redirect URI never gets a code without an action of the person in this browser.
- * Any local program can listen on a loopback port and open an authorization URL with its own PKCE pair; without
- * this step, a person who approved the client once would hand such a program a code silently. When nothing in
+ * A public client on a loopback or private-use redirect URI never gets a code without an action of the person in
+ * this browser. Any local program can listen on a loopback port, or claim a URI scheme, and open an authorization
+ * URL with its own PKCE pair; without this step, a person who approved the client once would hand such a program a
+ * code silently. When nothing in
  * this flow was clicked or typed (a session and an earlier consent let it through), one click on "Continue"
  * releases the code. Confidential clients, which must authenticate to redeem it, keep silent re-authorization.
  *
@@ -38,7 +39,7 @@ export class LoopbackConfirmationStep implements InteractionStep {
   async next(flow: InteractionFlow): Promise<Decision> {
     const needed =
       flow.client.tokenEndpointAuthMethod === 'none' &&
-      isLocalRedirect(flow.request.redirectUri) &&
+      (isLocalRedirect(flow.request.redirectUri) || isPrivateUseRedirect(flow.request.redirectUri)) &&
       flow.progress.acted !== true;
     return needed ? ASK : CONTINUE;
   }

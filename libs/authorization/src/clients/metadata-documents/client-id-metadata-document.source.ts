@@ -73,7 +73,10 @@ export class ClientIdMetadataDocumentSource implements ClientSource, OnApplicati
   async #load(clientId: string): Promise<{ value: OAuthClient; lifetimeSeconds: number }> {
     const { json, headers } = await this.#fetch().fetch(clientId);
     // Counted once per fetch: `ok` only for a document that is also valid (a refused one is counted by `find`).
-    const value = clientFromMetadataDocument(json, clientId, this.options.extensions.operatorGrantTypes());
+    const value = clientFromMetadataDocument(json, clientId, {
+      operatorGrants: this.options.extensions.operatorGrantTypes(),
+      privateUseSchemes: this.options.allowedRedirectSchemes ?? [],
+    });
     this.metrics.metadataDocumentFetched('ok');
     return { value, lifetimeSeconds: cacheLifetimeSeconds(headers, this.#limits) };
   }

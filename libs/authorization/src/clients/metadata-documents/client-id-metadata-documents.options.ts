@@ -6,6 +6,11 @@
 export interface ResolvedAddress {
   readonly address: string;
   readonly family: 4 | 6;
+  /**
+   * The port to connect to instead of the URL's. The system resolver never sets it; a test resolver does, to map
+   * a client's real host (`https://claude.ai/...`, port 443) to a local server on an ephemeral port.
+   */
+  readonly port?: number;
 }
 
 /**
@@ -18,7 +23,8 @@ export type HostLookup = (hostname: string) => Promise<readonly ResolvedAddress[
 
 /**
  * What the document fetcher lets a host replace: the resolver and the TLS trust anchors. Never read from the
- * environment; tests use them to map names such as `evil.test` to chosen addresses and to trust their own CA.
+ * environment; tests use them to map names such as `evil.test` to chosen addresses (and ports) and to trust their
+ * own CA.
  *
  * @see https://nodejs.org/api/tls.html#tlsconnectoptions-callback
  */

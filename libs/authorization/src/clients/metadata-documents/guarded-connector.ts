@@ -50,25 +50,32 @@ export function guardedConnector(options: GuardedConnectorOptions): buildConnect
   return (connectOptions, callback) => {
     const loopbackOnly = connectOptions.protocol === 'http:';
     checkedAddress(connectOptions.hostname, lookup, options, loopbackOnly).then(
-      (address) => connect({ ...connectOptions, hostname: address }, callback),
+      ({ address, port }) =>
+        connect(
+          { ...connectOptions, hostname: address, ...(port === undefined ? {} : { port: String(port) }) },
+          callback,
+        ),
       (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
     );
   };
 }
 
-/** The address to connect to: the literal itself, or the first answer once every answer has passed. */
+/**
+ * The address to connect to: the literal itself, or the first answer once every answer has passed (with the port a
+ * test resolver may give it).
+ */
 async function checkedAddress(
   hostname: string,
   lookup: HostLookup,
   options: GuardedConnectorOptions,
   loopbackOnly: boolean,
-): Promise<string> {
+): Promise<{ address: string; port?: number }> {
   const policy = { allowLoopback: options.allowLoopback, loopbackOnly };
   const literal = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   if (isIP(literal) !== 0) {
     const refused = addressRefusal(literal, policy);
     if (refused) throw new MetadataDocumentRefusal('address_refused', `${literal} is a ${refused} address`);
-    return literal;
+    return { address: literal };
   }
   const answers = await resolve(literal, lookup, options.timeoutMs);
   const [first] = answers;
@@ -82,7 +89,7 @@ async function checkedAddress(
       );
     }
   }
-  return first.address;
+  return first.port === undefined ? { address: first.address } : { address: first.address, port: first.port };
 }
 
 async function resolve(

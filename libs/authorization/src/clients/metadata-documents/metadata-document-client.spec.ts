@@ -46,6 +46,22 @@ describe('clientFromMetadataDocument', () => {
     expect(client.grantTypes).toEqual(['authorization_code', 'refresh_token']);
   });
 
+  it('takes a private-use redirect URI only of a scheme the operator allows, as a native client', () => {
+    const cursor = document({ redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'] });
+    expect(refusal(() => clientFromMetadataDocument(cursor, URL_ID)).message).toContain(
+      'redirect_uri_insecure',
+    );
+    expect(clientFromMetadataDocument(cursor, URL_ID, { privateUseSchemes: ['cursor'] })).toMatchObject({
+      redirectUris: ['cursor://anysphere.cursor-mcp/oauth/callback'],
+      applicationType: 'native',
+    });
+  });
+
+  it('derives native for a document that mixes https and loopback redirect URIs (VS Code)', () => {
+    const vscode = document({ redirect_uris: ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect'] });
+    expect(clientFromMetadataDocument(vscode, URL_ID).applicationType).toBe('native');
+  });
+
   it('keeps dpop_bound_access_tokens in the metadata the token endpoint reads (RFC 9449 5.2)', () => {
     const client = clientFromMetadataDocument(document({ dpop_bound_access_tokens: true }), URL_ID);
     expect(client.metadata['dpop_bound_access_tokens']).toBe(true);
@@ -88,7 +104,7 @@ describe('clientFromMetadataDocument', () => {
         ],
       }),
       URL_ID,
-      ['client_credentials'],
+      { operatorGrants: ['client_credentials'] },
     );
     expect(client.grantTypes).toEqual(['authorization_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer']);
   });

@@ -1,8 +1,10 @@
 // Rules kept: MCP "Communication Security" (each redirect URI is https, or http on a loopback host; never
-// `javascript:` or `data:`), RFC 9700 2.1 (no wildcard), RFC 6749 3.1.2 (absolute, no fragment), RFC 7591 2
-// (`redirect_uris` is REQUIRED for redirect-based grants) and 3.2.2 (`invalid_redirect_uri`). At most 10, none
-// twice. Matching at /authorize stays exact (OAuth 2.1 2.3.1), so what is stored is exactly what was sent.
-import { describeUrlProblem, findUrlProblem, type SafeUrlOptions } from '@portcullis/metadata';
+// `javascript:` or `data:`), RFC 8252 7.1 (a private-use URI scheme, only one the operator allows with
+// `ALLOWED_REDIRECT_SCHEMES`, written `scheme:/path` or `scheme://authority/path`), RFC 9700 2.1 (no wildcard),
+// RFC 6749 3.1.2 (absolute, no fragment), RFC 7591 2 (`redirect_uris` is REQUIRED for redirect-based grants) and
+// 3.2.2 (`invalid_redirect_uri`). At most 10, none twice. Matching at /authorize stays exact (OAuth 2.1 2.3.1), so
+// what is stored is exactly what was sent.
+import { describeRedirectUriProblem, findRedirectUriProblem } from '@portcullis/metadata';
 import { OAuthError } from '@portcullis/protocol';
 import { establishedField, type RegistrationCheck } from '../registration-check.js';
 
@@ -13,12 +15,12 @@ import { establishedField, type RegistrationCheck } from '../registration-check.
  */
 export const MAX_REDIRECT_URIS = 10;
 
-const REDIRECT_URI_RULES: SafeUrlOptions = { schemes: ['https', 'http'], httpsUnlessLoopback: true };
-
 /**
- * Every redirect URI is https or loopback http, without fragment or wildcard; at most 10.
+ * Every redirect URI is https, loopback http or of an allowed private-use scheme, without fragment or wildcard;
+ * at most 10.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-3.1.2
+ * @see https://www.rfc-editor.org/rfc/rfc8252#section-7.1
  */
 export const redirectUrisCheck: RegistrationCheck = {
   name: 'redirect-uris',
@@ -36,12 +38,13 @@ export const redirectUrisCheck: RegistrationCheck = {
         `at most ${MAX_REDIRECT_URIS} redirect_uris may be registered`,
       );
     }
+    const schemes = context.privateUseSchemes ?? [];
     uris.forEach((uri, index) => {
-      const problem = findUrlProblem(uri, REDIRECT_URI_RULES);
+      const problem = findRedirectUriProblem(uri, schemes);
       if (problem !== undefined) {
         throw new OAuthError(
           'invalid_redirect_uri',
-          `redirect_uris[${index}] ${describeUrlProblem(problem, REDIRECT_URI_RULES)}`,
+          `redirect_uris[${index}] ${describeRedirectUriProblem(problem, schemes)}`,
         );
       }
       if (uri.includes('*')) {

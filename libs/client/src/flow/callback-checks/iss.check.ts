@@ -1,9 +1,11 @@
 /**
  * Rules kept here:
- * - MCP 2026-07-28 "Authorization Response Validation" and RFC 9207 Section 2.4 (feature `iss-validation`): the
- *   table of `checkAuthorizationResponseIssuer`, a simple string comparison of the form-decoded `iss` with the issuer
- *   recorded before the redirect: no case folding, default-port elision, trailing-slash or percent-encoding
- *   normalisation (`iss_missing`, `iss_mismatch`).
+ * - RFC 9207 Section 2.4 (and MCP 2026-07-28 "Authorization Response Validation", which repeats it), under every
+ *   revision: whenever the server advertises `authorization_response_iss_parameter_supported` or the response
+ *   carries `iss`, the table of `checkAuthorizationResponseIssuer` applies, a simple string comparison of the
+ *   form-decoded `iss` with the issuer recorded before the redirect: no case folding, default-port elision,
+ *   trailing-slash or percent-encoding normalisation (`iss_missing`, `iss_mismatch`). A server that neither
+ *   advertises nor sends `iss` passes.
  * - On a failure, `error`, `error_description` and `error_uri` are neither shown nor acted on: the thrown error
  *   carries only the recorded issuer, never what the response said.
  */
@@ -16,8 +18,7 @@ import type { CallbackCheck } from './callback-check.js';
  *
  * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
  */
-export const issCheck: CallbackCheck = (callback, pending, revision) => {
-  if (!revision.supports('iss-validation')) return;
+export const issCheck: CallbackCheck = (callback, pending) => {
   const result = checkAuthorizationResponseIssuer({
     issParameterSupported: pending.issParameterSupported,
     iss: callback.iss,

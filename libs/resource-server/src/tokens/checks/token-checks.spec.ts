@@ -3,6 +3,7 @@ import { checkAudience } from './audience.check.js';
 import { checkIssuer } from './issuer.check.js';
 import { checkAlgorithm } from './jwt-algorithm.check.js';
 import { checkJwtIdentifiers } from './jwt-identifiers.check.js';
+import { checkKeyReference } from './jwt-key-reference.check.js';
 import { checkAccessTokenType } from './jwt-type.check.js';
 import { checkLifetime } from './lifetime.check.js';
 import { checkSubjectAndClient } from './subject-and-client.check.js';
@@ -47,6 +48,22 @@ describe('the token checks', () => {
     [undefined, 'invalid_token'],
   ])('checkAccessTokenType: typ %s is %s', (typ, expected) => {
     expect(verdict(checkAccessTokenType, { typ })).toBe(expected);
+  });
+
+  it.each<[string, TokenFields, string]>([
+    ['a kid', { alg: 'ES256', kid: 'k1' }, 'accepted'],
+    ['no kid', { alg: 'ES256' }, 'accepted'],
+    [
+      'an embedded jwk',
+      { alg: 'ES256', kid: 'k1', jwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' } },
+      'invalid_token',
+    ],
+    ['a jku', { alg: 'ES256', kid: 'k1', jku: 'https://evil.example/jwks' }, 'invalid_token'],
+    ['an x5u', { alg: 'ES256', x5u: 'https://evil.example/cert.pem' }, 'invalid_token'],
+    ['an x5c', { alg: 'ES256', x5c: ['MIIB'] }, 'invalid_token'],
+    ['a numeric kid', { alg: 'ES256', kid: 123 }, 'invalid_token'],
+  ])('checkKeyReference: a header with %s is %s', (_name, header, expected) => {
+    expect(verdict(checkKeyReference, header)).toBe(expected);
   });
 
   it.each([

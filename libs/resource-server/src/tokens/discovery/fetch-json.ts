@@ -4,8 +4,9 @@
  * host answer for the issuer).
  */
 
-/** The outcome of {@link fetchJson}: a JSON body on 200, otherwise just the status. */
-export type FetchJsonResult = { readonly status: 200; readonly body: unknown } | { readonly status: number };
+/** The outcome of {@link fetchJson}: a JSON body and the response headers on 200, otherwise just the status. */
+export type FetchJsonResult =
+  { readonly status: 200; readonly body: unknown; readonly headers: Headers } | { readonly status: number };
 
 /** Why a document could not be fetched: network failure, timeout, oversized or unparseable body, 5xx. */
 export class UpstreamFetchError extends Error {
@@ -57,7 +58,11 @@ export async function fetchJson(
     return { status: response.status };
   }
   try {
-    return { status: 200, body: JSON.parse(await readLimited(response, MAX_BYTES)) as unknown };
+    return {
+      status: 200,
+      body: JSON.parse(await readLimited(response, MAX_BYTES)) as unknown,
+      headers: response.headers,
+    };
   } catch (cause) {
     if (cause instanceof UpstreamFetchError) throw cause;
     throw new UpstreamFetchError(`${url} did not answer with JSON`, { cause });

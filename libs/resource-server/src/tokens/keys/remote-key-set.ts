@@ -4,16 +4,22 @@
  * Rules kept here:
  * - RFC 7517 Section 5 and RFC 8414 Section 2 (`jwks_uri`): the keys are fetched from the document, with a timeout, a
  *   size limit and no redirects (`fetch-json.ts`); the JSON Web Keys are jose's to parse and match.
- * - The keys are fetched again when older than `cacheMaxAgeMs`; while that fetch fails, the keys already held keep
+ * - RFC 9111 Section 4.2.1: the keys are fetched again once older than the response's freshness lifetime
+ *   (`Cache-Control: max-age`; Portcullis's `JWKS_MAX_AGE`), within `cooldownMs` and
+ *   `cacheMaxAgeMs` (`cacheMaxAgeMs` without one); while that fetch fails, the keys already held keep
  *   verifying (stale-if-error), so an authorization server that is away does not make good tokens fail, for
  *   `staleIfErrorMs` at most (RFC 5861's stale-if-error, bounded: a withdrawn key must stop verifying some time).
- * - A token naming a `kid` the set does not hold may be signed with a key the authorization server published after
- *   the last fetch (a rotation): the set is fetched again, at most once per `cooldownMs` (a flood of tokens with
- *   made-up `kid`s costs one fetch per cooldown, never one per token). Until a fetch tells, the answer is "unavailable"
- *   (503, the token may be good: a 401 would make the client throw it away), never "invalid". The key is known to be
- *   absent only when a set fetched at least `cooldownMs` after the token was issued lacks it: by then the
- *   authorization server publishes every key it signs with.
+ * - A token naming a `kid` the set does not hold (jose's `JWKSNoMatchingKey`) is `invalid_token` (401) once the key is
+ *   known to be absent, and the key set is fetched again to tell only when it may be, at most once per
+ *   `cooldownMs` (as jose's `createRemoteJWKSet` `cooldownDuration`: a flood of made-up `kid`s costs one fetch per
+ *   cooldown, never one per token). The key is absent when the set held was fetched after the token was issued, or
+ *   within the cooldown, or when a set fetched now lacks it: an authorization server publishes a key before it signs
+ *   with it, for at least the cache lifetime and the cooldown of its resource servers (Portcullis's `keys rotate`
+ *   stages the key for that long), so a good token's key is in every set fetched since its key was published, and
+ *   a set older than that is past the cooldown and fetched again. The answer is "unavailable" (503) only when the
+ *   set must be fetched to tell and cannot be (a network error, a 5xx, a document that is not a JWK set).
  */
+import { cacheLifetimeSeconds } from '@portcullis/protocol';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { fetchJson, UpstreamFetchError } from '../discovery/fetch-json.js';
 
@@ -47,12 +53,15 @@ export class KeySetUnavailableError extends UpstreamFetchError {
 interface Held {
   readonly getKey: JWTVerifyGetKey;
   readonly fetchedAt: number;
+  /** How long these keys are fresh: the response's lifetime within the configured bounds. */
+  readonly maxAgeMs: number;
 }
 
 /**
  * The keys of one `jwks_uri`: fetched on first use, refreshed with stale-if-error, refetched for an unknown `kid`
  * at most once per cooldown.
  *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#RotateSigKeys
  * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
  */
 export class RemoteKeySet {
@@ -83,7 +92,7 @@ export class RemoteKeySet {
       return (await this.#fetch()).getKey;
     }
     const age = Date.now() - held.fetchedAt;
-    if (age >= this.options.cacheMaxAgeMs + this.options.staleIfErrorMs) {
+    if (age >= held.maxAgeMs + this.options.staleIfErrorMs) {
       // Too old to trust without the authorization server's word: fetched now, or nothing verifies.
       try {
         return (await this.#fetch()).getKey;
@@ -95,7 +104,7 @@ export class RemoteKeySet {
         );
       }
     }
-    if (age >= this.options.cacheMaxAgeMs && Date.now() >= this.#failedUntil) {
+    if (age >= held.maxAgeMs && Date.now() >= this.#failedUntil) {
       // Stale: fetched again, and meanwhile (or if that fails) the keys held keep verifying.
       this.#fetch().catch(() => undefined);
     }
@@ -103,21 +112,24 @@ export class RemoteKeySet {
   }
 
   /**
-   * For a token whose `kid` the keys held do not have: `refreshed` when the set was fetched again (verify once more
-   * with {@link keys}), `absent` when a set fetched late enough after the token was issued lacks the key.
+   * For a token whose `kid` the keys held do not have: `absent` when the set held already tells (fetched after the
+   * token was issued, or within the cooldown), else the set is fetched again and `refreshed` (verify once more with
+   * {@link keys}; a key still missing then is absent).
    *
    * @param issuedAtMs the latest the token can have been issued (its `iat` and the clock skew), in milliseconds.
-   * @throws KeySetUnavailableError when it cannot be told now: the last fetch is within the cooldown, or failed.
+   * @throws KeySetUnavailableError when the set must be fetched again to tell and the last fetch failed moments ago,
+   *   or this one does.
    */
   async unknownKey(issuedAtMs: number): Promise<'refreshed' | 'absent'> {
     const now = Date.now();
-    const fetchedAt = this.#held?.fetchedAt ?? 0;
-    if (fetchedAt >= issuedAtMs + this.options.cooldownMs) return 'absent';
-    const nextFetch = Math.max(fetchedAt + this.options.cooldownMs, this.#failedUntil);
-    if (nextFetch > now) {
+    const fetchedAt = this.#held?.fetchedAt;
+    if (fetchedAt !== undefined && (fetchedAt >= issuedAtMs || now - fetchedAt < this.options.cooldownMs)) {
+      return 'absent';
+    }
+    if (this.#failedUntil > now) {
       throw new KeySetUnavailableError(
-        `the key is not in ${this.url} as fetched, and it may be fetched again only after the cooldown`,
-        Math.max(1, Math.ceil((nextFetch - now) / 1000)),
+        `${this.url} failed moments ago, and the key may have been published since it was fetched`,
+        Math.max(1, Math.ceil((this.#failedUntil - now) / 1000)),
       );
     }
     try {
@@ -140,6 +152,20 @@ export class RemoteKeySet {
     return this.#pending;
   }
 
+  /**
+   * The key set's freshness lifetime in milliseconds: what the authorization server says, never past
+   * `cacheMaxAgeMs`, and never under `cooldownMs` (a `no-store` key set must not cost a fetch per request).
+   */
+  #freshness(headers: Headers): number {
+    const maxCacheSeconds = this.options.cacheMaxAgeMs / 1000;
+    const seconds = cacheLifetimeSeconds(Object.fromEntries(headers), {
+      minCacheSeconds: Math.min(this.options.cooldownMs / 1000, maxCacheSeconds),
+      maxCacheSeconds,
+      defaultCacheSeconds: maxCacheSeconds,
+    });
+    return seconds * 1000;
+  }
+
   async #load(): Promise<Held> {
     try {
       const result = await fetchJson(this.url, { timeoutMs: this.options.timeoutMs });
@@ -148,7 +174,11 @@ export class RemoteKeySet {
       if (typeof body !== 'object' || body === null || !Array.isArray(body.keys)) {
         throw new UpstreamFetchError(`${this.url} is not a JWK set`);
       }
-      const held = { getKey: createLocalJWKSet(body as JSONWebKeySet), fetchedAt: Date.now() };
+      const held = {
+        getKey: createLocalJWKSet(body as JSONWebKeySet),
+        fetchedAt: Date.now(),
+        maxAgeMs: this.#freshness(result.headers),
+      };
       this.#held = held;
       this.#failedUntil = 0;
       return held;

@@ -1,0 +1,28 @@
+/**
+ * When a rotated key may start signing, so that no resource server meets a token under a `kid` it cannot find.
+ *
+ * A resource server holds the key set it fetched for at most `JWKS_MAX_AGE` seconds (the `Cache-Control: max-age`
+ * of `jwks_uri`), and one that meets an unknown `kid` fetches the set again at most once per refetch cooldown
+ * (jose's `createRemoteJWKSet` `cooldownDuration`, 30 s by default; Portcullis's resource server the same), answering
+ * `invalid_token` meanwhile. A new key is therefore published first and signs only once every instance publishes it
+ * (one reload interval) and every key set fetched before that has aged out or may be fetched again. Every key set a
+ * resource server holds when the key starts signing then has it, and a `kid` missing from a set fetched after the
+ * token was issued, or within the cooldown, is a forgery.
+ *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#RotateSigKeys
+ * @see https://www.rfc-editor.org/rfc/rfc9111#section-5.2.2.1 (max-age)
+ */
+
+/** `Cache-Control: max-age` of `jwks_uri` when `JWKS_MAX_AGE` is not set, in seconds. */
+export const DEFAULT_JWKS_MAX_AGE = 300;
+
+/** The refetch cooldown resource servers are assumed to keep at most (jose's default), in seconds. */
+export const RESOURCE_SERVER_REFETCH_COOLDOWN = 30;
+
+/**
+ * The delay between `keys rotate` and the new key's first signature when `SIGNING_KEY_ACTIVATION_DELAY` is not set:
+ * the key set's cache lifetime, one reload interval and the resource servers' refetch cooldown, in seconds.
+ */
+export function defaultActivationDelay(jwksMaxAge: number, reloadInterval: number): number {
+  return jwksMaxAge + reloadInterval + RESOURCE_SERVER_REFETCH_COOLDOWN;
+}
