@@ -3,7 +3,15 @@
 // where a refusal is still right, that it stores nothing and redirects nowhere.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ClientRegistrationResponseSchema } from '@portcullis/metadata';
-import { HeadlessUserAgent } from '@portcullis/testing';
+import {
+  claudeAiRegistration,
+  CURSOR_REDIRECT,
+  cursorRegistration,
+  DEVICE_CODE_GRANT,
+  HeadlessUserAgent,
+  MCP_SDK_V1_APP_REGISTRATION,
+  vscodeRegistration,
+} from '@portcullis/testing';
 import {
   authorizationRequest,
   authorize,
@@ -15,59 +23,11 @@ import {
 } from '../support/authorization-server.fixture.js';
 import { register } from './registration.helpers.js';
 
-const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
-
-/**
- * VS Code's `fetchDynamicRegistration` (microsoft/vscode, src/vs/base/common/oauth.ts) for a server whose metadata
- * lists no `grant_types_supported` (VS Code 1.104 sent this grant list to every server): its three grant types, the
- * four redirect URIs, `none`, `native`.
- */
-const VSCODE = {
-  client_name: 'Visual Studio Code',
-  client_uri: 'https://code.visualstudio.com',
-  grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE],
-  response_types: ['code'],
-  redirect_uris: [
-    'https://insiders.vscode.dev/redirect',
-    'https://vscode.dev/redirect',
-    'http://127.0.0.1/',
-    'http://127.0.0.1:33418/',
-  ],
-  scope: 'notes:read',
-  token_endpoint_auth_method: 'none',
-  application_type: 'native',
-};
-
-/** claude.ai and Claude Desktop without metadata documents: `client_secret_post`, its callback, no application_type. */
-const CLAUDE_AI = {
-  client_name: 'Claude',
-  redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
-  token_endpoint_auth_method: 'client_secret_post',
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-};
-
-/**
- * An app on the MCP TypeScript SDK v1 (LangChain's MCP adapters take the app's provider): `registerClient` posts the
- * app's metadata unchanged, here the SDK's own example client's, which has no application_type.
- */
-const SDK_V1_APP = {
-  client_name: 'Simple OAuth MCP Client',
-  redirect_uris: ['http://localhost:8090/callback'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'client_secret_post',
-};
-
-/** Cursor: registration only, its private-use redirect (RFC 8252 7.1), no application_type, no resource. */
-const CURSOR_REDIRECT = 'cursor://anysphere.cursor-mcp/oauth/callback';
-const CURSOR = {
-  client_name: 'Cursor',
-  redirect_uris: [CURSOR_REDIRECT],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-};
+/** The bodies as each client sends them (`libs/testing/src/shipping-clients`, sources named there). */
+const VSCODE = vscodeRegistration({ scope: 'notes:read' });
+const CLAUDE_AI = claudeAiRegistration();
+const SDK_V1_APP = MCP_SDK_V1_APP_REGISTRATION;
+const CURSOR = cursorRegistration();
 
 /** The registration as RFC 7592 2.1 reads it back with its registration access token. */
 async function readBack(registered: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -146,12 +106,12 @@ describe('the registrations shipping MCP clients send', () => {
 
   it('refuses the registration when none of its grant types is offered, storing nothing', async () => {
     const before = await as.prisma.client.count();
-    const refused = await register(as, { ...VSCODE, grant_types: [DEVICE_CODE], response_types: [] });
+    const refused = await register(as, { ...VSCODE, grant_types: [DEVICE_CODE_GRANT], response_types: [] });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('location')).toBeNull();
     expect(refused.body).toEqual({
       error: 'invalid_client_metadata',
-      error_description: `grant_types not supported: ${DEVICE_CODE} (offered: authorization_code refresh_token)`,
+      error_description: `grant_types not supported: ${DEVICE_CODE_GRANT} (offered: authorization_code refresh_token)`,
     });
     expect(await as.prisma.client.count()).toBe(before);
   });

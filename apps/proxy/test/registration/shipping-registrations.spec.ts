@@ -4,7 +4,15 @@
 // private-use redirect, refused unless ALLOWED_REDIRECT_SCHEMES names its scheme, then flagged on the proxy's consent
 // page and given its code at a cursor: Location after the upstream sign-in.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort, HeadlessUserAgent } from '@portcullis/testing';
+import {
+  claudeAiRegistration,
+  CURSOR_REDIRECT,
+  cursorRegistration,
+  freePort,
+  HeadlessUserAgent,
+  MCP_SDK_V1_APP_REGISTRATION,
+  vscodeRegistration,
+} from '@portcullis/testing';
 import { AppModule } from '../../src/app.module.js';
 import { walk } from '../support/person.js';
 import {
@@ -17,50 +25,13 @@ import {
 } from '../support/proxy.fixture.js';
 import { startUpstream, type UpstreamFixture } from '../support/upstream.fixture.js';
 
-const RESOURCE = 'https://notes.example/mcp';
-const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
-const CURSOR_REDIRECT = 'cursor://anysphere.cursor-mcp/oauth/callback';
+/** The bodies as each client sends them (`libs/testing/src/shipping-clients`, sources named there). */
+const VSCODE = vscodeRegistration({ scope: 'notes:read' });
+const CLAUDE_AI = claudeAiRegistration();
+const SDK_V1_APP = MCP_SDK_V1_APP_REGISTRATION;
+const CURSOR = cursorRegistration();
 
-/** VS Code's `fetchDynamicRegistration` (microsoft/vscode, src/vs/base/common/oauth.ts), device code grant included. */
-const VSCODE = {
-  client_name: 'Visual Studio Code',
-  client_uri: 'https://code.visualstudio.com',
-  grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE],
-  response_types: ['code'],
-  redirect_uris: [
-    'https://insiders.vscode.dev/redirect',
-    'https://vscode.dev/redirect',
-    'http://127.0.0.1/',
-    'http://127.0.0.1:33418/',
-  ],
-  scope: 'notes:read',
-  token_endpoint_auth_method: 'none',
-  application_type: 'native',
-};
-/** claude.ai without metadata documents: `client_secret_post`, its callback, no application_type. */
-const CLAUDE_AI = {
-  client_name: 'Claude',
-  redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
-  token_endpoint_auth_method: 'client_secret_post',
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-};
-/** An MCP TypeScript SDK v1 app (LangChain's MCP adapters): the SDK example client's metadata, unchanged. */
-const SDK_V1_APP = {
-  client_name: 'Simple OAuth MCP Client',
-  redirect_uris: ['http://localhost:8090/callback'],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'client_secret_post',
-};
-/** Cursor: registration only, its private-use redirect, no application_type. */
-const CURSOR = {
-  client_name: 'Cursor',
-  redirect_uris: [CURSOR_REDIRECT],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-};
+const RESOURCE = 'https://notes.example/mcp';
 
 async function register(proxy: ProxyFixture, body: unknown) {
   const response = await fetch(`${proxy.issuer}/register`, {

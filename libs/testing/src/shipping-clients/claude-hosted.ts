@@ -16,6 +16,7 @@
 // - The authorization request carries PKCE S256, `state`, the discovered `scope` (the challenge's, else the
 //   resource's) and `resource`; `resource` again at the token endpoint:
 //   https://claude.com/docs/connectors/building/authentication, https://github.com/anthropics/claude-ai-mcp/issues/42.
+import { CLAUDE_AI_CALLBACK, claudeAiRegistration } from './registrations.js';
 import {
   acceptsAuthentication,
   advertisesMetadataDocuments,
@@ -28,7 +29,6 @@ import {
 } from './shipping-client.js';
 
 export const CLAUDE_HOSTED_METADATA_DOCUMENT = 'https://claude.ai/oauth/mcp-oauth-client-metadata';
-export const CLAUDE_AI_CALLBACK = 'https://claude.ai/api/mcp/auth_callback';
 export const CLAUDE_COM_CALLBACK = 'https://claude.com/api/mcp/auth_callback';
 
 /** The hosted connectors' document. */
@@ -64,13 +64,7 @@ export function claudeHosted(): ShippingClient {
       }
       return {
         kind: 'dynamic',
-        body: (redirectUri) => ({
-          client_name: 'Claude',
-          redirect_uris: [redirectUri],
-          token_endpoint_auth_method: 'client_secret_post',
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-        }),
+        body: (redirectUri) => claudeAiRegistration(redirectUri),
       };
     },
     redirect: () => ({ kind: 'hosted', uri: CLAUDE_AI_CALLBACK }),

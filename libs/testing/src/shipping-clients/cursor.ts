@@ -14,9 +14,8 @@
 //   Cursor "reads scopes_supported from /.well-known/oauth-authorization-server"); PKCE S256; no `resource`.
 // - The browser hands the redirect to the operating system, which opens Cursor: the code is read from the
 //   Location the server answers.
+import { CURSOR_REDIRECT, cursorRegistration } from './registrations.js';
 import { present, stringList, type ShippingClient } from './shipping-client.js';
-
-export const CURSOR_REDIRECT = 'cursor://anysphere.cursor-mcp/oauth/callback';
 
 export function cursor(): ShippingClient {
   return {
@@ -24,13 +23,7 @@ export function cursor(): ShippingClient {
     documents: async () => ({}),
     register: () => ({
       kind: 'dynamic',
-      body: (redirectUri) => ({
-        client_name: 'Cursor',
-        redirect_uris: [redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-      }),
+      body: (redirectUri) => cursorRegistration(redirectUri),
     }),
     redirect: () => ({ kind: 'private-use', uri: CURSOR_REDIRECT }),
     authorizationParameters: (discovery, input) =>

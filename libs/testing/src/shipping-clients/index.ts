@@ -8,6 +8,15 @@ export { CLAUDE_CODE_DOCUMENT, CLAUDE_CODE_METADATA_DOCUMENT, claudeCode } from 
 export type { ClaudeCodeOptions } from './claude-code.js';
 export {
   CLAUDE_AI_CALLBACK,
+  claudeAiRegistration,
+  CURSOR_REDIRECT,
+  cursorRegistration,
+  DEVICE_CODE_GRANT,
+  MCP_SDK_V1_APP_REGISTRATION,
+  VSCODE_DEFAULT_PORT,
+  vscodeRegistration,
+} from './registrations.js';
+export {
   CLAUDE_COM_CALLBACK,
   CLAUDE_HOSTED_DOCUMENT,
   CLAUDE_HOSTED_METADATA_DOCUMENT,
@@ -22,15 +31,9 @@ export {
   chatgpt,
 } from './chatgpt.js';
 export { CODEX_DOCUMENT, CODEX_METADATA_DOCUMENT, codex, codexCallbackId } from './codex.js';
-export {
-  DEVICE_CODE_GRANT,
-  VSCODE_DEFAULT_PORT,
-  VSCODE_DOCUMENT,
-  VSCODE_METADATA_DOCUMENT,
-  visualStudioCode,
-} from './vscode.js';
+export { VSCODE_DOCUMENT, VSCODE_METADATA_DOCUMENT, visualStudioCode } from './vscode.js';
 export type { VisualStudioCodeOptions } from './vscode.js';
-export { CURSOR_REDIRECT, cursor } from './cursor.js';
+export { cursor } from './cursor.js';
 export { GOOSE_DOCUMENT, GOOSE_METADATA_DOCUMENT, goose } from './goose.js';
 export { INSPECTOR_BROWSER_PORT, INSPECTOR_COMMAND_LINE_PORT, mcpInspector } from './mcp-inspector.js';
 export type { McpInspectorOptions } from './mcp-inspector.js';

@@ -28,10 +28,9 @@ import {
   type ShippingClient,
 } from './shipping-client.js';
 
+import { DEVICE_CODE_GRANT, VSCODE_DEFAULT_PORT, vscodeRegistration } from './registrations.js';
+
 export const VSCODE_METADATA_DOCUMENT = 'https://vscode.dev/oauth/client-metadata.json';
-/** The port VS Code tries first, so that servers matching redirect URIs exactly still work. */
-export const VSCODE_DEFAULT_PORT = 33418;
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** VS Code's document, in its published order. */
 export const VSCODE_DOCUMENT = Object.freeze({
@@ -45,8 +44,6 @@ export const VSCODE_DOCUMENT = Object.freeze({
   client_uri: 'https://vscode.dev/product',
   redirect_uris: [`http://127.0.0.1:${VSCODE_DEFAULT_PORT}/`, 'https://vscode.dev/redirect'],
 });
-
-const GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT];
 
 export interface VisualStudioCodeOptions {
   /** `current` (the default) or `1.104`, which registered differently and had no metadata document. */
@@ -65,7 +62,7 @@ function registrationBody(discovery: Discovery, version: 'current' | '1.104'): R
     return {
       client_name: 'Visual Studio Code',
       client_uri: 'https://code.visualstudio.com',
-      grant_types: GRANT_TYPES,
+      grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
       response_types: ['code'],
       redirect_uris: [
         'https://insiders.vscode.dev/redirect',
@@ -80,24 +77,10 @@ function registrationBody(discovery: Discovery, version: 'current' | '1.104'): R
       application_type: 'native',
     };
   }
-  const offered = discovery.serverMetadata['grant_types_supported'];
-  return {
-    client_name: 'Visual Studio Code',
-    client_uri: 'https://code.visualstudio.com',
-    grant_types: Array.isArray(offered)
-      ? offered.filter((grant): grant is string => GRANT_TYPES.includes(grant as string))
-      : GRANT_TYPES,
-    response_types: ['code'],
-    redirect_uris: [
-      'https://insiders.vscode.dev/redirect',
-      'https://vscode.dev/redirect',
-      'http://127.0.0.1/',
-      `http://127.0.0.1:${VSCODE_DEFAULT_PORT}/`,
-    ],
+  return vscodeRegistration({
     ...(scope ? { scope } : {}),
-    token_endpoint_auth_method: 'none',
-    application_type: 'native',
-  };
+    grantTypesSupported: discovery.serverMetadata['grant_types_supported'],
+  });
 }
 
 export function visualStudioCode(options: VisualStudioCodeOptions = {}): ShippingClient {
