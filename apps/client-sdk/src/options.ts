@@ -120,9 +120,11 @@ Options:
                               tokens are bound to a key made for the authorization (kept encrypted in the
                               store with them) and every request carries a proof of it; with this, Bearer only
   --token <token>             doctor: the access token to check with (default: the one stored by login)
-  --wrong-audience-token <t>  doctor: a token issued for another resource; the server must refuse it
+  --wrong-audience-token <t>  doctor: a token issued for another resource; the server must refuse it (the
+                              server under test sees it: use a short-lived token of a test resource)
   --step-up-tool <name>       doctor: a tool the token's scope does not allow; calling it must get 403
-                              insufficient_scope (a correct server refuses before the tool runs)
+                              insufficient_scope (a correct server refuses before the tool runs; a server
+                              that lets it runs it)
   --origin <origin>           doctor: the web origin of browser clients the server serves, for the CORS
                               check (default http://localhost:6274, the MCP Inspector's)
   --json                      doctor: print the report as JSON

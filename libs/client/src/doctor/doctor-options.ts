@@ -26,6 +26,11 @@ export interface DoctorOptions {
   /** A tool the token's scope does not allow: calling it must be refused with 403 `insufficient_scope`. */
   readonly stepUpTool?: string;
   /**
+   * Set by {@link diagnose} when a token was given but the server is reached over plain http on a host that is not
+   * loopback: no token is sent, and the `token` check fails with the reason.
+   */
+  readonly tokenWithheld?: boolean;
+  /**
    * The web origin of a browser-based client the server means to serve, for the CORS check; default
    * `http://localhost:6274`, the MCP Inspector's.
    */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DiagnosticCheck, DoctorCheck } from './doctor-check.js';
 import { DoctorContext } from './doctor-context.js';
-import { runChecks } from './doctor.js';
+import { diagnose, runChecks, withheldOverPlainHttp } from './doctor.js';
 import { REFERENCES } from './references.js';
 import { DOCTOR_CHECKS } from './checks/index.js';
 
@@ -78,5 +78,39 @@ describe('running the doctor checks', () => {
     const ids = DOCTOR_CHECKS.map((check) => check.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const check of DOCTOR_CHECKS) expect(check.reference.url).toMatch(/^https:\/\//);
+  });
+});
+
+describe('a token and plain http', () => {
+  /** Records every request and answers each with the 401 of a server that wants a token. */
+  function recordingFetch() {
+    const seen: { url: string; authorization: string | null }[] = [];
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const request = new Request(input, init);
+      seen.push({ url: request.url, authorization: request.headers.get('authorization') });
+      return new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+    };
+    return { fetch, seen };
+  }
+
+  it('sends no token to a server reached over plain http on a host that is not loopback, and fails the token check', async () => {
+    const { fetch, seen } = recordingFetch();
+    const report = await diagnose({
+      serverUrl: 'http://mcp.example/mcp',
+      token: { accessToken: 'a-live-token' },
+      wrongAudienceToken: 'another-live-token',
+      fetch,
+    });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((request) => request.authorization !== null)).toEqual([]);
+    expect(report.checks.find((check) => check.id === 'token')).toMatchObject({ status: 'fail' });
+    expect(report.ok).toBe(false);
+  });
+
+  it('keeps the token for https and for plain http on loopback', () => {
+    for (const serverUrl of ['https://mcp.example/mcp', 'http://127.0.0.1:4100/mcp', 'http://localhost/mcp']) {
+      const options = { serverUrl, token: { accessToken: 'a-live-token' } };
+      expect(withheldOverPlainHttp(options)).toBe(options);
+    }
   });
 });

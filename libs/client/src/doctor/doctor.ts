@@ -21,6 +21,7 @@ import type {
   Finding,
 } from './doctor-check.js';
 import { DoctorContext, describeFailure } from './doctor-context.js';
+import { isLoopbackHost } from '@portcullis/protocol';
 import type { DoctorOptions, DoctorReport } from './doctor-options.js';
 import { REFERENCES } from './references.js';
 
@@ -36,7 +37,7 @@ const MAX_AUTHORIZATION_SERVERS = 5;
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
  */
 export async function diagnose(options: DoctorOptions): Promise<DoctorReport> {
-  const context = new DoctorContext(options);
+  const context = new DoctorContext(withheldOverPlainHttp(options));
   const lines: DoctorCheck[] = [];
   try {
     await runChecks(DOCTOR_CHECKS, context, lines);
@@ -85,4 +86,23 @@ function append(lines: DoctorCheck[], check: DiagnosticCheck, result: CheckResul
   for (const { status, summary, reference } of findings) {
     lines.push({ id: check.id, status, summary, reference: reference ?? check.reference });
   }
+}
+
+/**
+ * The options with every token left out when the server is reached over plain http on a host that is not loopback
+ * (a token in clear text can be read on the way; RFC 6750 Section 5.3, MCP "Communication Security"): the `token`
+ * check then fails with the reason, and no token is sent.
+ */
+export function withheldOverPlainHttp(options: DoctorOptions): DoctorOptions {
+  let url: URL;
+  try {
+    url = new URL(options.serverUrl);
+  } catch {
+    return options;
+  }
+  const plain = url.protocol === 'http:' && !isLoopbackHost(url.hostname);
+  if (!plain) return options;
+  const given = options.token !== undefined || options.wrongAudienceToken !== undefined;
+  const { token: _token, wrongAudienceToken: _wrong, ...rest } = options;
+  return given ? { ...rest, tokenWithheld: true } : rest;
 }

@@ -1,7 +1,8 @@
 /**
  * Rules kept here: MCP "Access Token Usage": how a server treats tokens can only be seen with one; without, the
  * token checks are skipped, and the report says how to give one (a stored token is better than `--token`, which
- * shows in the process list).
+ * shows in the process list). A token is never sent over plain http to a host that is not loopback (RFC 6750
+ * Section 5.3): the check fails instead.
  */
 import { finding, type ServerCheck } from '../doctor-check.js';
 import { REFERENCES } from '../references.js';
@@ -16,6 +17,12 @@ export const tokenCheck: ServerCheck = {
   scope: 'server',
   reference: REFERENCES.tokenUsage,
   run({ options }) {
+    if (options.tokenWithheld === true) {
+      return finding(
+        'fail',
+        'A token was given, but the server is reached over plain http on a host that is not loopback: no token was sent (it would travel in clear text). Use https.',
+      );
+    }
     if (options.token !== undefined) return undefined;
     return finding(
       'skip',
