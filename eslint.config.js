@@ -1,5 +1,6 @@
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
+import jsoncParser from 'jsonc-eslint-parser';
 
 /** Modules a framework-free library may never import: no web framework, no ORM, no database driver. */
 export const FRAMEWORK_IMPORTS = [
@@ -67,6 +68,34 @@ export default [
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // The resource server's framework-free core: all of libs/resource-server/src but its adapters (`nest/`,
+    // `express/`, published as the subpaths `/nest` and `/express`). It imports no framework and no adapter, so a
+    // server on any framework (or none) installs it without NestJS, Fastify or Express.
+    files: ['libs/resource-server/src/**/*.ts'],
+    ignores: ['libs/resource-server/src/nest/**', 'libs/resource-server/src/express/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: FRAMEWORK_IMPORTS, message: 'The resource server core is framework-free.' },
+            {
+              group: ['**/nest/**', '**/express/**', '@portcullis/resource-server/*'],
+              message: 'The resource server core never imports one of its adapters.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A lib's package.json declares every package its production sources import (the files of its `build` target's
+    // inputs, so no spec or test file), at a range containing the installed version: its tarball installs alone.
+    files: ['libs/*/package.json'],
+    languageOptions: { parser: jsoncParser },
+    rules: { '@nx/dependency-checks': 'error' },
   },
   {
     // Tests assert on values they just arranged; a non-null assertion there is the clearest spelling.

@@ -13,18 +13,22 @@ import { envSchema, seedsDemoUser } from './env.schema.js';
 /** The authorization server's root module. */
 @Module({})
 export class AppModule {
-  /** `host`: what the embedding code (never the environment) sets, such as a test's metadata document fetcher. */
+  /**
+   * `host`: what the embedding code (never the environment) sets, such as a test's metadata document fetcher. Its
+   * `extensions` are composed beside those `EXTENSIONS` names (built-in names and modules), never instead of them.
+   */
   static configure(
     env: EnvSource,
     overrides?: AppOverrides,
-    host: Omit<AuthorizationServerHostOptions, 'loginHint'> = {},
-  ): ConfiguredApp {
+    { extensions, ...host }: Omit<AuthorizationServerHostOptions, 'loginHint'> = {},
+  ): Promise<ConfiguredApp> {
     return configureApp({
       name: 'authorization-server',
       module: AppModule,
       schema: envSchema,
       env,
       overrides,
+      extensions: (config) => ({ issuer: config.ISSUER, revision: config.SPEC_REVISION, add: extensions }),
       imports: (config) => [
         AuthorizationServerModule.forRoot({
           options: authorizationServerOptionsFromEnv(config, {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ClientRepository, hashClientSecret, UserRepository } from '@portcullis/authorization';
+import { dpopNoncesPerProcess } from '@portcullis/extension-dpop';
 import { APP_CONFIG } from '@portcullis/platform';
-import { dpopNoncesPerProcess } from './dpop.env.js';
 import { seedsDemoUser, type Env } from './env.schema.js';
 
 /**

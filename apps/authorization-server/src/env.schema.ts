@@ -4,9 +4,12 @@ import {
   TrustedIdentityProvidersSchema,
 } from '@portcullis/extension-enterprise-managed-authorization';
 import { TrustedWorkloadIssuersSchema } from '@portcullis/extension-workload-identity';
+import {
+  checkDpopAuthorizationServerEnv,
+  dpopAuthorizationServerEnvFields,
+} from '@portcullis/extension-dpop';
 import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
 import { z } from 'zod';
-import { checkDpopEnv, dpopEnvFields } from './dpop.env.js';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';
 
 /** The authorization server's configuration, parsed once at boot; see the README's configuration table. */
@@ -19,10 +22,10 @@ export const envSchema = baseEnvSchema({ port: 4000 })
     ENTERPRISE_IDPS: TrustedIdentityProvidersSchema,
     ENTERPRISE_IDP_AUDIENCES: IdJagAudiencesSchema,
     WORKLOAD_IDENTITY_ISSUERS: TrustedWorkloadIssuersSchema,
-    ...dpopEnvFields,
+    ...dpopAuthorizationServerEnvFields,
   })
   .superRefine(checkAuthorizationServerEnv)
-  .superRefine(checkDpopEnv)
+  .superRefine(checkDpopAuthorizationServerEnv)
   .superRefine((env, context) => {
     // Enterprise-managed authorization with neither side configured would do nothing: say so at boot instead.
     const enterprise = env.EXTENSIONS.includes('enterprise-managed-authorization');

@@ -1,16 +1,20 @@
 import type { ExtensionCatalogue } from '@portcullis/platform';
 import { clientCredentialsExtension } from '@portcullis/extension-client-credentials';
 import {
+  dpopAuthorizationServerFromEnv,
+  type DpopAuthorizationServerEnv,
+} from '@portcullis/extension-dpop';
+import {
   enterpriseManagedAuthorization,
   type IdJagAudience,
   type TrustedIdentityProvider,
 } from '@portcullis/extension-enterprise-managed-authorization';
 import { workloadIdentity, type TrustedWorkloadIssuer } from '@portcullis/extension-workload-identity';
-import { dpopFromEnv, type DpopEnv } from './dpop.env.js';
 
 /**
- * The extensions this app can compose, by the name `EXTENSIONS` uses (comma-separated; see the README's
- * configuration table). Adding an extension package to the app is one line here.
+ * The extensions built into this app, by the name `EXTENSIONS` uses (comma-separated; see the README's
+ * configuration table). Adding an extension package to the app is one line here; a team's own package needs no line:
+ * `EXTENSIONS` names it, installed in `EXTENSIONS_DIR`.
  *
  * @see https://modelcontextprotocol.io/extensions/overview
  */
@@ -19,7 +23,7 @@ export const AVAILABLE_EXTENSIONS: ExtensionCatalogue<
     ENTERPRISE_IDPS: readonly TrustedIdentityProvider[];
     ENTERPRISE_IDP_AUDIENCES: readonly IdJagAudience[];
     WORKLOAD_IDENTITY_ISSUERS: readonly TrustedWorkloadIssuer[];
-  } & DpopEnv
+  } & DpopAuthorizationServerEnv
 > = {
   // io.modelcontextprotocol/oauth-client-credentials (MCP SEP-1046)
   'client-credentials': clientCredentialsExtension,
@@ -35,5 +39,5 @@ export const AVAILABLE_EXTENSIONS: ExtensionCatalogue<
   'workload-identity': (env) => workloadIdentity({ trustedIssuers: env.WORKLOAD_IDENTITY_ISSUERS }),
   // io.modelcontextprotocol/dpop (MCP SEP-1932, RFC 9449): DPoP proofs at the token endpoint and tokens bound to
   // their key; DPOP_REQUIRED, DPOP_NONCE, DPOP_NONCE_SECRET, DPOP_PROOF_MAX_AGE
-  dpop: dpopFromEnv,
+  dpop: dpopAuthorizationServerFromEnv,
 };

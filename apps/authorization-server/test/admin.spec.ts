@@ -399,6 +399,10 @@ describe('portcullis-admin users and keys', () => {
     );
     expect(announced).not.toBeNull();
     expect(Date.parse(announced![2]!) - rotatedAt).toBeGreaterThanOrEqual(359_000);
+    // It says which delay it used, computed from its own environment (which must be the server's).
+    expect(second.out).toContain(
+      'activation delay 360 s: JWKS_MAX_AGE 300 + SIGNING_KEY_RELOAD_INTERVAL 30 + RESOURCE_SERVER_REFETCH_COOLDOWN 30',
+    );
     expect(second.out).toContain(`${first.kid} signs until ${announced![2]}, published until`);
 
     const listed = JSON.parse((await run(env, 'keys', 'list', '--json')).out) as Record<string, unknown>[];
@@ -419,6 +423,10 @@ describe('portcullis-admin users and keys', () => {
     expect(now.immediate).toBe(true);
     const after = JSON.parse((await run(env, 'keys', 'list', '--json')).out) as Record<string, unknown>[];
     expect(after.map((key) => key['status'])).toEqual(['signing', 'retired', 'retired']);
+
+    const explicit = await run({ ...env, SIGNING_KEY_ACTIVATION_DELAY: '400' }, 'keys', 'rotate');
+    expect(explicit.out).toMatch(/\(in 400 s\)/);
+    expect(explicit.out).toContain('activation delay 400 s: SIGNING_KEY_ACTIVATION_DELAY');
   });
 
   it('refuses to rotate with a KEY_ENCRYPTION_KEY that cannot open the current key, changing nothing', async () => {

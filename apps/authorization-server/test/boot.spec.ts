@@ -39,9 +39,21 @@ describe.each(REVISIONS)('the authorization-server under SPEC_REVISION=%s', (rev
 });
 
 describe('the authorization-server configuration', () => {
-  it('refuses an SPEC_REVISION that is not a known revision, naming the known ones', () => {
-    expect(() => AppModule.configure({ SPEC_REVISION: '2025-03-26' })).toThrow(
+  it('refuses an SPEC_REVISION that is not a known revision, naming the known ones', async () => {
+    await expect(AppModule.configure({ SPEC_REVISION: '2025-03-26' })).rejects.toThrow(
       `SPEC_REVISION must be one of ${REVISIONS.join(', ')}`,
     );
   });
+
+  it.each(['email', 'profile'])(
+    'refuses a resource that defines a scope named %s, naming RESOURCES (an OpenID Connect scope of its own)',
+    async (scope) => {
+      const RESOURCES = JSON.stringify([
+        { uri: 'https://mail.example/mcp', scopes_supported: ['mail:send', scope] },
+      ]);
+      await expect(AppModule.configure({ RESOURCES })).rejects.toThrow(
+        `RESOURCES.0.scopes_supported.1 must not be ${scope}: the authorization server grants the OpenID Connect scope`,
+      );
+    },
+  );
 });

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { DPOP_EXTENSION_ID } from '@portcullis/extension-dpop';
+import type { ExtensionRegistry } from '@portcullis/extensions';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
-import { ResourceServerModule } from '@portcullis/resource-server';
+import { ResourceServerExceptionFilter, ResourceServerModule } from '@portcullis/resource-server/nest';
 import { DpopModule } from './dpop/dpop.module.js';
 import { envSchema } from './env.schema.js';
 import { McpModule } from './mcp/mcp.module.js';
@@ -14,13 +16,30 @@ import { resourceServerOptions } from './resource-server.options.js';
  */
 @Module({})
 export class AppModule {
-  static configure(env: EnvSource, overrides?: AppOverrides): ConfiguredApp {
+  /**
+   * `host.extensions`: what the embedding code (never the environment) composes beside those `EXTENSIONS` names,
+   * never instead of them.
+   */
+  static configure(
+    env: EnvSource,
+    overrides?: AppOverrides,
+    host: { readonly extensions?: ExtensionRegistry } = {},
+  ): Promise<ConfiguredApp> {
     return configureApp({
       name: 'protected-server',
       module: AppModule,
       schema: envSchema,
       env,
       overrides,
+      // Module factories get the authorization server whose tokens this server accepts.
+      extensions: (config) => ({
+        issuer: config.AUTHORIZATION_SERVER,
+        revision: config.SPEC_REVISION,
+        add: host.extensions,
+      }),
+      // This app answers every error in the RFC 6750 format, its unknown routes included (the module itself filters
+      // only its own routes' refusals, so a host app keeps its errors).
+      providers: [{ provide: APP_FILTER, useClass: ResourceServerExceptionFilter }],
       imports: (config) => [
         ResourceServerModule.forRoot(resourceServerOptions(config)),
         NotesModule,

@@ -120,8 +120,10 @@ export const envSchema = baseEnvSchema({ port: 4100 })
     ),
     /**
      * After a key set fetch, how long a token naming a `kid` the set lacks is refused (`invalid_token`) without
-     * fetching again, in seconds: a flood of forged tokens costs one fetch per cooldown. Keep it shorter than the
-     * time the authorization server publishes a key before it signs with it.
+     * fetching again, in seconds: a flood of forged tokens costs one fetch per cooldown. It must not exceed the
+     * authorization server's `SIGNING_KEY_ACTIVATION_DELAY` minus its `SIGNING_KEY_RELOAD_INTERVAL` (a Portcullis
+     * authorization server assumes 30 s unless its `RESOURCE_SERVER_REFETCH_COOLDOWN` says otherwise): longer, and a
+     * rotated key may sign while this server still holds a key set fetched without it, refusing good tokens.
      */
     JWKS_REFETCH_COOLDOWN: z.preprocess(
       unsetIfEmpty,
@@ -136,8 +138,8 @@ export const envSchema = baseEnvSchema({ port: 4100 })
     INTROSPECTION_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().optional()),
     INTROSPECTION_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),
     /**
-     * Comma-separated names of AVAILABLE_EXTENSIONS, composed into the registry the resource server and the MCP
-     * server's `capabilities.extensions` use; unset or empty composes none.
+     * Comma-separated names of AVAILABLE_EXTENSIONS and modules installed in EXTENSIONS_DIR, composed into the
+     * registry the resource server and the MCP server's `capabilities.extensions` use; unset or empty composes none.
      */
     EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
     /** With `dpop`: refuse unbound tokens and Bearer presentations (PRM `dpop_bound_access_tokens_required`). */

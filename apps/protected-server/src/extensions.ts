@@ -14,8 +14,9 @@ export interface ExtensionSettings {
 }
 
 /**
- * The extensions this server can compose, by the name `EXTENSIONS` uses (comma-separated; see the README's
- * configuration table), the same names as the authorization server's. Client credentials and enterprise-managed
+ * The extensions built into this server, by the name `EXTENSIONS` uses (comma-separated; see the README's
+ * configuration table), the same names as the authorization server's; a team's own package needs no line here:
+ * `EXTENSIONS` names it, installed in `EXTENSIONS_DIR`. Client credentials and enterprise-managed
  * authorization have no resource-server half: the server composes them to declare them in its MCP capabilities
  * (MCP SEP-2133 "Negotiation").
  *

@@ -31,9 +31,9 @@ describe('the protected-server', () => {
 });
 
 describe('the protected-server configuration', () => {
-  const refusal = (env: Record<string, string>) => {
+  const refusal = async (env: Record<string, string>) => {
     try {
-      AppModule.configure(env);
+      await AppModule.configure(env);
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       return (error as Error).message;
@@ -54,11 +54,11 @@ describe('the protected-server configuration', () => {
     [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'http://localhost:6274,*' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
-  ])('refuses %j naming %s', (env, variable) => {
-    expect(refusal(env)).toContain(variable);
+  ])('refuses %j naming %s', async (env, variable) => {
+    expect(await refusal(env)).toContain(variable);
   });
 
-  it('allows loopback browser origins by default in development, none in production, exactly CORS_ORIGINS when set', () => {
+  it('allows loopback browser origins by default in development, none in production, exactly CORS_ORIGINS when set', async () => {
     expect(envSchema.parse({}).BROWSER_ORIGINS).toEqual({ loopback: true });
     expect(envSchema.parse({ NODE_ENV: 'production' }).BROWSER_ORIGINS).toEqual({ loopback: false });
     expect(
@@ -67,7 +67,7 @@ describe('the protected-server configuration', () => {
         CORS_ORIGINS: 'https://app.example.com, http://localhost:6274',
       }).BROWSER_ORIGINS,
     ).toEqual({ origins: ['https://app.example.com', 'http://localhost:6274'] });
-    expect(refusal({ CORS_ORIGINS: 'https://App.example.com' })).toContain(
+    expect(await refusal({ CORS_ORIGINS: 'https://App.example.com' })).toContain(
       'CORS_ORIGINS https://App.example.com must be written as the browser sends it, https://app.example.com',
     );
   });
@@ -80,15 +80,15 @@ describe('the protected-server configuration', () => {
       'AUTHORIZATION_SERVER must be https (http only on a loopback host)',
     ],
     [{ EXTRA_AUTHORIZATION_SERVERS: 'http://localhost:4200/' }, 'http://localhost:4200/ must not end with /'],
-  ])('applies the authorization server’s issuer rule to %j', (env, message) => {
-    expect(refusal(env)).toContain(message);
+  ])('applies the authorization server’s issuer rule to %j', async (env, message) => {
+    expect(await refusal(env)).toContain(message);
   });
 });
 
 describe('the protected-server DPoP configuration', () => {
-  const refusal = (env: Record<string, string>) => {
+  const refusal = async (env: Record<string, string>) => {
     try {
-      AppModule.configure(env);
+      await AppModule.configure(env);
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       return (error as Error).message;
@@ -117,12 +117,12 @@ describe('the protected-server DPoP configuration', () => {
       { EXTENSIONS: 'dpop', REDIS_URL: 'http://127.0.0.1:6379' },
       'REDIS_URL must be a redis:// or rediss:// URL',
     ],
-  ])('refuses %j: %s', (env, message) => {
-    expect(refusal(env)).toContain(message);
+  ])('refuses %j: %s', async (env, message) => {
+    expect(await refusal(env)).toContain(message);
   });
 
-  it('accepts DPoP with every setting', () => {
-    const configured = AppModule.configure({
+  it('accepts DPoP with every setting', async () => {
+    const configured = await AppModule.configure({
       EXTENSIONS: 'dpop',
       DPOP_REQUIRED: 'true',
       DPOP_NONCE: 'on',

@@ -8,6 +8,7 @@ import {
   type AuthorizationServerOptions,
   type MetadataDocumentFetchOverrides,
 } from '@portcullis/authorization';
+import type { ExtensionRegistry } from '@portcullis/extensions';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
 import { UpstreamAccountSignIn } from './account/upstream-account-sign-in.js';
 import { ConfirmClientStep } from './consent/confirm-client.step.js';
@@ -24,9 +25,13 @@ import { UpstreamStates } from './upstream/upstream-state.repository.js';
 import { UpstreamTokens } from './upstream/upstream-token.repository.js';
 import { UpstreamSignInStep } from './upstream/upstream-sign-in.step.js';
 
-/** What a host (never the environment) may set: the client ID metadata document fetcher's resolver and CAs. */
+/**
+ * What a host (never the environment) may set: the client ID metadata document fetcher's resolver and CAs, and
+ * extensions composed beside those `EXTENSIONS` names (never instead of them).
+ */
 export interface ProxyHostOptions {
   readonly metadataDocumentFetch?: MetadataDocumentFetchOverrides;
+  readonly extensions?: ExtensionRegistry;
 }
 
 /** The proxy's services, provided (and exported) by the authorization server module it is built from. */
@@ -48,13 +53,18 @@ const PROXY_PROVIDERS = [
  */
 @Module({})
 export class AppModule {
-  static configure(env: EnvSource, overrides?: AppOverrides, host: ProxyHostOptions = {}): ConfiguredApp {
+  static configure(
+    env: EnvSource,
+    overrides?: AppOverrides,
+    host: ProxyHostOptions = {},
+  ): Promise<ConfiguredApp> {
     return configureApp({
       name: 'proxy',
       module: AppModule,
       schema: envSchema,
       env,
       overrides,
+      extensions: (config) => ({ issuer: config.ISSUER, revision: config.SPEC_REVISION, add: host.extensions }),
       imports: (config) => {
         const options = authorizationOptions(config, host);
         return [

@@ -3,6 +3,10 @@ import {
   checkAuthorizationServerEnv,
   IssuerEnvSchema,
 } from '@portcullis/authorization';
+import {
+  checkDpopAuthorizationServerEnv,
+  dpopAuthorizationServerEnvFields,
+} from '@portcullis/extension-dpop';
 import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
 import { isScopeToken } from '@portcullis/protocol';
 import { z } from 'zod';
@@ -46,7 +50,9 @@ export const envSchema = baseEnvSchema({ port: 4200 })
     UPSTREAM_SCOPES: z.preprocess(unsetIfEmpty, scopeList.default(['openid'])),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
+    ...dpopAuthorizationServerEnvFields,
   })
+  .superRefine(checkDpopAuthorizationServerEnv)
   .superRefine((env, context) => {
     checkAuthorizationServerEnv(env, context);
     if (env.NODE_ENV !== 'production') return;

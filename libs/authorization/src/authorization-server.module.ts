@@ -12,8 +12,7 @@ import { PasswordSignInStep } from './authorize/steps/password-sign-in.step.js';
 import { ClientAuthenticator } from './clients/client-authentication.js';
 import { UsedJwtIds } from './clients/client-assertions/used-jwt-id.repository.js';
 import { ClientAssertionVerifier } from './clients/client-assertions/client-assertion.verifier.js';
-import { ClientKeySets } from './clients/client-assertions/client-key-sets.js';
-import { CLIENT_SOURCE } from './clients/client.js';
+import { CLIENT_SOURCE, type ClientSource } from './clients/client.js';
 import { ClientRepository } from './clients/client.repository.js';
 import { ClientResolver } from './clients/client-resolver.js';
 import { ClientIdMetadataDocumentSource } from './clients/metadata-documents/client-id-metadata-document.source.js';
@@ -42,6 +41,7 @@ import { IntrospectionService } from './introspection/introspection.service.js';
 import { IssuedTokens } from './introspection/issued-tokens.service.js';
 import { SigningKeyRepository } from './keys/signing-key.repository.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
+import { RemoteKeySets } from './keys/remote-key-sets.js';
 import { RegistrationController } from './registration/registration.controller.js';
 import { RegistrationService } from './registration/registration.service.js';
 import { ResourceRegistry } from './resources/resource-registry.js';
@@ -160,7 +160,7 @@ export class AuthorizationServerModule {
         SessionRepository,
         UsedJwtIds,
         ClientAssertionVerifier,
-        ClientKeySets,
+        RemoteKeySets,
         ClientAuthenticator,
         ConsentRepository,
         GrantRepository,
@@ -193,10 +193,11 @@ export class AuthorizationServerModule {
             resources: ResourceRegistry,
             usedJwtIds: UsedJwtIds,
             jwts: ExtensionJwts,
+            clients: ClientSource,
           ): TokenGrant[] => [
             authorizationCode,
             refreshToken,
-            ...extensionGrants(options, tokens, resources, usedJwtIds, jwts),
+            ...extensionGrants(options, tokens, resources, usedJwtIds, jwts, clients),
           ],
           inject: [
             AuthorizationCodeGrant,
@@ -205,6 +206,7 @@ export class AuthorizationServerModule {
             ResourceRegistry,
             UsedJwtIds,
             ExtensionJwts,
+            CLIENT_SOURCE,
           ],
         },
         ...(config.account ? [{ provide: ACCOUNT_SIGN_IN, useClass: config.account }] : []),

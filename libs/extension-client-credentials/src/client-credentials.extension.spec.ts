@@ -103,7 +103,7 @@ describe('io.modelcontextprotocol/oauth-client-credentials', () => {
     expect((await grant({})).issued[0]?.scope).toEqual([]);
   });
 
-  it.each(['openid', 'offline_access', 'notes:read offline_access'])(
+  it.each(['openid', 'offline_access', 'notes:read offline_access', 'email', 'notes:read profile'])(
     'refuses %j: no end-user and no refresh token',
     async (scope) => {
       const { issued, error } = await grant({}, { scope });

@@ -5,8 +5,9 @@
 // - The client acts for itself: the token's `sub` is its client id; its audience the requested `resource`
 //   (RFC 8707 2, through the host's resource policy).
 // - Scope: every requested value must be among the client's registered `scope` (RFC 7591 2), when it has one;
-//   without `scope`, the registered scope is the default (RFC 6749 3.3). `openid` and `offline_access` are refused:
-//   there is no end-user to identify and no refresh token to grant (OIDC Core 3.1.2.1, RFC 6749 4.4.3).
+//   without `scope`, the registered scope is the default (RFC 6749 3.3). `openid`, `profile`, `email` and
+//   `offline_access` are refused: there is no end-user to identify or describe and no refresh token to grant (OIDC
+//   Core 3.1.2.1 and 5.4, RFC 6749 4.4.3).
 // - No refresh token (RFC 6749 4.4.3).
 // Every check runs before the host is asked to mint anything.
 
@@ -20,8 +21,11 @@ import { OAuthError, parseScope } from '@portcullis/protocol';
  */
 export const CLIENT_CREDENTIALS_GRANT = 'client_credentials';
 
-/** Scopes that name an end-user or a refresh token, neither of which a client credentials grant has. */
-const USER_SCOPES: readonly string[] = ['openid', 'offline_access'];
+/**
+ * Scopes that name an end-user (OpenID Connect's `openid` and its claim scopes, OIDC Core 5.4) or a refresh token,
+ * neither of which a client credentials grant has.
+ */
+const USER_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'offline_access'];
 
 /**
  * The scopes a client may be issued: its registered `scope` metadata (RFC 7591 2), or `undefined` when it has

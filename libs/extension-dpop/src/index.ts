@@ -5,6 +5,13 @@ export {
   type DpopAuthorizationServerOptions,
 } from './authorization-server/dpop.authorization-server.js';
 export {
+  checkDpopAuthorizationServerEnv,
+  dpopAuthorizationServerEnvFields,
+  dpopAuthorizationServerFromEnv,
+  dpopNoncesPerProcess,
+  type DpopAuthorizationServerEnv,
+} from './authorization-server/dpop.env.js';
+export {
   dpopResourceServer,
   type DpopResourceServerOptions,
 } from './resource-server/dpop.resource-server.js';

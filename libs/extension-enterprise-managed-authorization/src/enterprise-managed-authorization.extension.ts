@@ -6,7 +6,8 @@ import {
 } from '@portcullis/extensions';
 import { idJagGrant, isIdJagRequest } from './authorization-server/id-jag.grant.js';
 import type { TrustedIdentityProvider } from './authorization-server/trusted-identity-providers.js';
-import { idJagStrategy, type IdJagStrategyOptions } from './client/id-jag.strategy.js';
+import type { IdJagStrategyOptions } from './client/id-jag-strategy.options.js';
+import { idJagStrategy } from './client/id-jag.strategy.js';
 import {
   ENTERPRISE_MANAGED_AUTHORIZATION_ID,
   ID_JAG_GRANT_PROFILE,

@@ -24,11 +24,6 @@ export {
   type IdJagAudience,
 } from './identity-provider/id-jag-audiences.js';
 export { ID_JAG_LIFETIME_SECONDS, idJagIssuance } from './identity-provider/id-jag-issuance.grant.js';
-export {
-  IdJagError,
-  idJagStrategy,
-  type IdpPrivateKey,
-  type IdJagErrorCode,
-  type IdJagStrategyOptions,
-  type IdpError,
-} from './client/id-jag.strategy.js';
+export { IdJagError, type IdJagErrorCode, type IdpError } from './client/id-jag.error.js';
+export { idJagStrategy } from './client/id-jag.strategy.js';
+export type { IdJagStrategyOptions, IdpPrivateKey } from './client/id-jag-strategy.options.js';

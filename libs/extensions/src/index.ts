@@ -3,9 +3,6 @@ export type { TokenResponse } from './contracts/token-response.types.js';
 export type {
   AuthenticatedClient,
   AuthenticatedGrantRegistration,
-  AuthorizationRequest,
-  AuthorizationRequestCheck,
-  AuthorizationRequestContext,
   AuthorizationServerHooks,
   AuthorizationServerMetadataContext,
   ClientEstablishingGrantHandler,
@@ -19,13 +16,24 @@ export type {
   GrantSelectionRequest,
   IssueTokensRequest,
   MetadataContribution,
-  NamedAuthorizationRequestCheck,
   RegisteredClient,
   SignedJwt,
   SignJwtRequest,
-  TokenClaimsContext,
-  TokenClaimsHook,
 } from './contracts/authorization-server.hooks.js';
+export type {
+  AuthorizationRequest,
+  AuthorizationRequestCheck,
+  AuthorizationRequestContext,
+  ExtensionAttachments,
+  NamedAuthorizationRequestCheck,
+} from './contracts/authorization-request.hooks.js';
+export type {
+  TokenClaimsContext,
+  TokenClaimsGrant,
+  TokenClaimsHook,
+  TokenClaimsRequest,
+  TokenClaimsUser,
+} from './contracts/token-claims.hooks.js';
 export type {
   ChallengeContext,
   ChallengeParametersContribution,
@@ -46,6 +54,12 @@ export type {
 } from './contracts/proof-of-possession.hooks.js';
 export type { ClientGrantContext, ClientGrantStrategy, ClientHooks } from './contracts/client.hooks.js';
 export { defineExtension, type Extension, type ExtensionSummary } from './contracts/extension.contract.js';
+export {
+  defineExtensionFactory,
+  type ExtensionFactory,
+  type ExtensionModuleContext,
+} from './contracts/extension-module.contract.js';
+export { extensionFromModule } from './registry/module-export.check.js';
 export { isExtensionId } from './checks/extension-id.check.js';
 export { isSemver } from './checks/semver.check.js';
 export { isGrantTypeName, RESERVED_GRANT_TYPES } from './checks/grant-type.check.js';
@@ -63,7 +77,7 @@ export {
   ExtensionRegistryError,
   type ExtensionRegistryErrorCode,
 } from './registry/extension-registry.error.js';
-export { readExtensionNames } from './registry/extension-names.js';
+export { isExtensionModuleSpecifier, readExtensionNames } from './registry/extension-names.js';
 export {
   ExtensionRegistry,
   type RegisteredAuthorizationRequestCheck,

@@ -27,8 +27,11 @@ export interface ConfiguredApp {
 
 /** What an app's root module exposes so that `main.ts` and the test harness boot it the same way. */
 export interface PortcullisAppModule {
-  /** Parses the environment (throwing {@link ConfigError}) and returns the configured root module. */
-  configure(env: EnvSource, overrides?: AppOverrides): ConfiguredApp;
+  /**
+   * Parses the environment, loads the extension modules it names, and returns the configured root module; rejects
+   * with {@link ConfigError} naming the variable.
+   */
+  configure(env: EnvSource, overrides?: AppOverrides): Promise<ConfiguredApp>;
 }
 
 export interface RunningApp {
@@ -184,7 +187,7 @@ export async function runMain(options: MainOptions): Promise<void> {
   let running: RunningApp;
   let timeoutMs: number;
   try {
-    const configured = options.module.configure(options.env);
+    const configured = await options.module.configure(options.env);
     timeoutMs = configured.shutdownTimeoutMs;
     running = await listen(configured.module, configured);
   } catch (error) {

@@ -49,6 +49,8 @@ export function baseEnvSchema(defaults: { port: number }) {
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     METRICS: z.enum(['on', 'off']).default('on'),
+    /** Where the modules `EXTENSIONS` names are installed (their `node_modules`); default the working directory. */
+    EXTENSIONS_DIR: z.preprocess(unsetIfEmpty, z.string().optional()),
     METRICS_TOKEN: z.preprocess(
       unsetIfEmpty,
       z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -base64 24`)').optional(),

@@ -2,6 +2,11 @@ import type { DynamicModule, Provider, Type } from '@nestjs/common';
 import type { z } from 'zod';
 import type { AppOverrides, ConfiguredApp } from './bootstrap.js';
 import { checkBaseEnv, databaseTargetFromEnv, parseEnv, type BaseEnv, type EnvSource } from './config.js';
+import {
+  composeExtensionModules,
+  type ExtensionModulesOptions,
+  type ExtensionsConfig,
+} from './extensions.env.js';
 import { PlatformModule } from './platform.module.js';
 
 /** Injection token of an app's parsed configuration (its `env.schema.ts` output). */
@@ -15,20 +20,32 @@ export interface ConfigureAppOptions<Schema extends z.ZodType<BaseEnv>> {
   schema: Schema;
   env: EnvSource;
   overrides?: AppOverrides;
-  /** The app's feature modules, given its parsed configuration. */
+  /**
+   * For an app whose schema ends with `composeExtensions`: the issuer and revision the `EXTENSIONS` modules'
+   * factories get, and what the entry point adds to the configured extensions.
+   */
+  extensions?: (config: z.infer<Schema> & ExtensionsConfig) => ExtensionModulesOptions;
+  /** The app's feature modules, given its parsed configuration (its `EXTENSIONS` with every module composed). */
   imports?: (config: z.infer<Schema>) => DynamicModule['imports'];
   providers?: Provider[];
 }
 
 /**
- * Parses an app's environment once and assembles its root module on top of the platform (logging, database,
- * health), providing the parsed configuration as {@link APP_CONFIG}.
+ * Parses an app's environment once, loads the extension modules its `EXTENSIONS` names, and assembles its root
+ * module on top of the platform (logging, database, health), providing the parsed configuration as
+ * {@link APP_CONFIG}.
+ *
+ * @throws ConfigError (the promise rejects with it) naming the variable, for a bad value or a module that cannot be
+ *   composed.
  */
-export function configureApp<Schema extends z.ZodType<BaseEnv>>(
+export async function configureApp<Schema extends z.ZodType<BaseEnv>>(
   options: ConfigureAppOptions<Schema>,
-): ConfiguredApp {
-  const config = parseEnv(options.schema, options.env);
-  checkBaseEnv(config);
+): Promise<ConfiguredApp> {
+  const parsed = parseEnv(options.schema, options.env);
+  checkBaseEnv(parsed);
+  const config = options.extensions
+    ? await withModules(parsed as z.infer<Schema> & ExtensionsConfig, options.env, options.extensions)
+    : parsed;
   const pretty = config.NODE_ENV === 'development' && process.stdout.isTTY === true;
   return {
     module: {
@@ -58,4 +75,12 @@ export function configureApp<Schema extends z.ZodType<BaseEnv>>(
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   };
+}
+
+function withModules<Config extends ExtensionsConfig>(
+  config: Config,
+  env: EnvSource,
+  options: (config: Config) => ExtensionModulesOptions,
+): Promise<Config> {
+  return composeExtensionModules(config, env, options(config));
 }

@@ -15,7 +15,20 @@ export { PlatformModule } from './platform.module.js';
 export type { PlatformModuleOptions } from './platform.module.js';
 export { APP_CONFIG, configureApp } from './configure-app.js';
 export type { ConfigureAppOptions } from './configure-app.js';
-export { composeExtensions, extensionsEnvField, type ExtensionCatalogue } from './extensions.env.js';
+export {
+  composeExtensionModules,
+  composeExtensions,
+  extensionsEnvField,
+  type ExtensionCatalogue,
+  type ExtensionModuleNames,
+  type ExtensionModulesOptions,
+  type ExtensionsConfig,
+} from './extensions.env.js';
+export {
+  loadExtensionModule,
+  resolveExtensionModule,
+  type ExtensionModuleSource,
+} from './extension-modules.js';
 export {
   counterIn,
   createMetricsRegistry,

@@ -51,3 +51,16 @@ export {
 } from './issuer-check.js';
 export { ASYMMETRIC_SIGNING_ALGORITHMS } from './jws-algorithms.js';
 export { cacheLifetimeSeconds, type CacheBounds } from './cache-lifetime.js';
+export { constantTimeEqual } from './constant-time.js';
+export { publicJwkSet } from './jwk-set.js';
+export {
+  ASSERTION_CLOCK_TOLERANCE_SECONDS,
+  MAX_JTI_LENGTH,
+  decodeJwtAssertion,
+  verifyJwtAssertion,
+  type JwtAssertionErrorCode,
+  type JwtAssertionKeys,
+  type JwtAssertionPolicy,
+  type RecordJwtId,
+  type VerifiedJwtAssertion,
+} from './jwt-assertion.js';

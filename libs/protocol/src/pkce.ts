@@ -10,7 +10,8 @@
  * - RFC 7636 Section 4.6: the server recomputes the challenge from the verifier and compares; the comparison here
  *   is constant-time, so a guess leaks nothing through timing.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from './constant-time.js';
 
 /**
  * The only code challenge method Portcullis sends or accepts.
@@ -77,8 +78,5 @@ export function codeChallengeS256(verifier: string): string {
  */
 export function verifyCodeChallenge(verifier: string, challenge: string, method: string): boolean {
   if (method !== PKCE_METHOD_S256 || !isCodeVerifier(verifier) || typeof challenge !== 'string') return false;
-  const expected = Buffer.from(codeChallengeS256(verifier), 'ascii');
-  const received = Buffer.from(challenge, 'utf8');
-  // The length of the challenge is not secret (it is public in the authorization request).
-  return expected.length === received.length && timingSafeEqual(expected, received);
+  return constantTimeEqual(challenge, codeChallengeS256(verifier));
 }

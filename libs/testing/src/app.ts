@@ -34,7 +34,7 @@ export async function startApp(
   const ownsDatabase = !options.database;
   const lines: string[] = [];
   try {
-    const configured = appModule.configure(
+    const configured = await appModule.configure(
       {
         LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
         NODE_ENV: 'test',

@@ -8,7 +8,18 @@ export type { FaultProxy } from './fault-proxy.js';
 export type { TestRedis, TestRedisResult } from './redis.js';
 export { freePort, startApp } from './app.js';
 export type { StartAppOptions, TestApp } from './app.js';
-export { spawnApp } from './process.js';
+export { runNode, spawnApp, type NodeRun } from './process.js';
+export {
+  startBuiltStack,
+  type BuiltStack,
+  type BuiltStackOptions,
+  type ProxiedResource,
+} from './built-stack.js';
+export {
+  installExtensionPackages,
+  type ExtensionPackage,
+  type ExtensionsDirectory,
+} from './extension-package.js';
 export type { SpawnedApp } from './process.js';
 export { HeadlessUserAgent } from './user-agent/headless-user-agent.js';
 export type {

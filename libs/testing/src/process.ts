@@ -61,3 +61,30 @@ export function spawnApp(mainPath: string, env: Record<string, string | undefine
     },
   };
 }
+
+/** What a finished process printed, and its exit code. */
+export interface NodeRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a Node.js script as a process with only `env` (and PATH); resolves with its exit code and output. */
+export function runNode(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<NodeRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      env: { PATH: process.env['PATH'], ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}

@@ -5,8 +5,9 @@
 // on both, without coordination; the old key stays published until its tokens have expired. Not one good token is
 // refused (no 401, no 503) across the rotation, the activation and the old key's retirement, while forged tokens
 // (kid 123; an attacker's key in a jwk header) are 401 invalid_token throughout, never 503. The timings are
-// shortened by configuration: the key set is cached 2 s, refetched at most every 2 s, and a rotated key signs 15 s
-// after `keys rotate`.
+// shortened by configuration: the key set is cached 2 s, refetched at most every 2 s (which the authorization
+// server is told, RESOURCE_SERVER_REFETCH_COOLDOWN, so that its activation delay may be short), and a rotated key
+// signs 15 s after `keys rotate`.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +38,8 @@ const ADMIN = fileURLToPath(
 // Long enough that the admin command's own start (a Nest context and Prisma, seconds on a loaded CI machine) ends
 // well before the activation.
 const ACTIVATION_DELAY_SECONDS = 15;
+/** The protected server's JWKS_REFETCH_COOLDOWN, and what the authorization servers are told it is. */
+const REFETCH_COOLDOWN_SECONDS = '2';
 const CLIENTS = 20;
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
@@ -80,6 +83,7 @@ describeWithPostgres('a signing key rotation with 20 clients mid-flight', () => 
       RESOURCES: JSON.stringify([{ uri: resource, scopes_supported: ['notes:read', 'notes:write'] }]),
       SIGNING_KEY_RELOAD_INTERVAL: '1',
       JWKS_MAX_AGE: '2',
+      RESOURCE_SERVER_REFETCH_COOLDOWN: REFETCH_COOLDOWN_SECONDS,
       SIGNING_KEY_ACTIVATION_DELAY: String(ACTIVATION_DELAY_SECONDS),
       ACCESS_TOKEN_TTL: '6',
       ID_TOKEN_TTL: '6',
@@ -92,7 +96,7 @@ describeWithPostgres('a signing key rotation with 20 clients mid-flight', () => 
         RESOURCE_URI: resource,
         AUTHORIZATION_SERVER: cluster.issuer,
         JWKS_CACHE_TTL: '2',
-        JWKS_REFETCH_COOLDOWN: '2',
+        JWKS_REFETCH_COOLDOWN: REFETCH_COOLDOWN_SECONDS,
         // Every call verifies its token's signature: no verdict is remembered.
         TOKEN_CACHE_TTL: '0',
       },

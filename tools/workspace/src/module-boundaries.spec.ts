@@ -2,8 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { ESLint } from 'eslint';
 import { fileURLToPath } from 'node:url';
 
-// The boundary rule of CONVENTIONS.md, proven through the same ESLint configuration `nx lint` runs:
-// framework-free libs never import a web framework, an ORM or a database driver, nor a NestJS lib.
+// The boundary rule of the README's "How it fits together" (the depConstraints of eslint.config.js), proven through
+// the same ESLint configuration `nx lint` runs: framework-free libs never import a web framework, an ORM or a
+// database driver, nor a NestJS lib.
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const eslint = new ESLint({ cwd: root });
 

@@ -23,13 +23,17 @@ export const KEY_COMMANDS: Readonly<Record<string, AdminCommand>> = {
     const retired = listed.filter((key) => key.kid !== kid && key.retiredAt);
     const seconds = Math.max(0, Math.round((activatesAt.getTime() - Date.now()) / 1000));
     const reload = context.config.SIGNING_KEY_RELOAD_INTERVAL;
+    // The delay comes from this process's variables, not the running server's: say which, so a mismatch shows.
+    const delay = seconds === 0 ? 0 : keys.activationDelay();
     context.print(
       [
         seconds === 0
           ? `new signing key ${kid}; running servers sign with it within ${reload} s (resource servers fetch it on ` +
             'the first token that names it: see "Signing keys" in the README)'
           : `new signing key ${kid}, published now; it signs from ${activatesAt.toISOString()} (in ${seconds} s), ` +
-            `once every resource server's cached key set has it`,
+            `once every resource server's cached key set has it\n` +
+            `activation delay ${delay} s: ${delaySource(context)}, as this command's environment sets them ` +
+            "(run it with the server's configuration)",
         ...previous.map(
           (key) =>
             `${key.kid} signs until ${key.retiredAt?.toISOString()}, published until ${key.publishedUntil?.toISOString()}`,
@@ -42,6 +46,7 @@ export const KEY_COMMANDS: Readonly<Record<string, AdminCommand>> = {
         kid,
         activates_at: activatesAt.toISOString(),
         immediate: seconds === 0,
+        activation_delay: delay,
         retired: retired.map(describe),
       },
     );
@@ -100,6 +105,14 @@ function signingKeys({ prisma, config }: AdminContext): SigningKeysService {
     { lifetimes, ...(keyEncryptionKey ? { keyEncryptionKey } : {}), signingKeys },
     new OperatorEvents(prisma),
   );
+}
+
+/** Where the activation delay came from: the variable that sets it, or the ones its default adds up. */
+function delaySource({ config }: AdminContext): string {
+  return config.SIGNING_KEY_ACTIVATION_DELAY !== undefined
+    ? 'SIGNING_KEY_ACTIVATION_DELAY'
+    : `JWKS_MAX_AGE ${config.JWKS_MAX_AGE} + SIGNING_KEY_RELOAD_INTERVAL ${config.SIGNING_KEY_RELOAD_INTERVAL} + ` +
+        `RESOURCE_SERVER_REFETCH_COOLDOWN ${config.RESOURCE_SERVER_REFETCH_COOLDOWN}`;
 }
 
 function describe(key: SigningKeyInfo) {

@@ -68,8 +68,12 @@ describe('the authorization code flow for a public client', () => {
   });
 
   it('remembers consent: a second authorization of the same scope skips the consent page', async () => {
-    // A confidential client, which must authenticate to redeem the code, is re-authorized silently.
-    const client = await as.createClient({ confidential: 'client_secret_basic' });
+    // A confidential web client on an https redirect URI, which must authenticate to redeem the code, is
+    // re-authorized silently.
+    const client = await as.createClient({
+      confidential: 'client_secret_basic',
+      redirectUris: ['https://app.example.com/cb'],
+    });
     const user = await as.createUser();
     const ua = new HeadlessUserAgent();
     await authorize(ua, authorizationRequest(as, client), user, client);

@@ -176,7 +176,7 @@ describe('the redirect trust policy of the authorization endpoint and the consen
     expectLinkPage(await new HeadlessUserAgent().get(stranger.url), 'invalid_scope', stranger.state);
   });
 
-  describe('a public client on a loopback redirect URI', () => {
+  describe('a client on this device (a public one, or any on a loopback redirect URI or of a native application)', () => {
     /** A browser whose person approved `client` once; returns the browser. */
     async function approvedOnce(client: TestClient): Promise<HeadlessUserAgent> {
       const user = await as.createUser();
@@ -276,6 +276,56 @@ describe('the redirect trust policy of the authorization endpoint and the consen
       const opened = await nothingWritten(() => attacker.get(login.url));
       expect(opened.status).toBe(403);
       expect(opened.body).toContain('started in another browser');
+    });
+
+    it.each([
+      ['on a loopback redirect URI', REDIRECT_URI, 'native' as const],
+      [
+        'of a native application on an https redirect URI',
+        'https://vscode.example/redirect',
+        'native' as const,
+      ],
+      ['of a web application on a loopback redirect URI', REDIRECT_URI, 'web' as const],
+    ])(
+      'asks the click of a confidential client %s too: a secret on a device proves nothing (RFC 8252 8.5)',
+      async (_kind, redirectUri, applicationType) => {
+        const client = await as.createClient({
+          redirectUris: [redirectUri],
+          confidential: 'client_secret_post',
+          applicationType,
+        });
+        const ua = await approvedOnce(client);
+        const request = authorizationRequest(as, client);
+        const confirm = await nothingWritten(async () => {
+          const first = await ua.get(request.url);
+          expect(first.status).toBe(303);
+          expect(new URL(first.location!).pathname).toBe('/continue');
+          return ua.follow(first);
+        }, 1);
+        expect(confirm.status).toBe(200);
+        expect(confirm.body).toContain('Continue to');
+        const released = await settle(
+          ua,
+          await ua.submit(confirm.form(), {}, { button: { name: 'decision', value: 'approve' } }),
+          (url) => url.startsWith(redirectUri),
+        );
+        const token = await redeem(as, client, released.stoppedAt!, request, {
+          client_secret: client.clientSecret,
+        });
+        expect(token.status).toBe(200);
+      },
+    );
+
+    it('re-authorizes a confidential web client on an https redirect URI silently', async () => {
+      const client = await as.createClient({
+        redirectUris: ['https://app.example.com/cb'],
+        confidential: 'client_secret_post',
+      });
+      const ua = await approvedOnce(client);
+      const request = authorizationRequest(as, client);
+      const response = await ua.get(request.url);
+      expect(response.status).toBe(303);
+      expect(response.location).toMatch(/^https:\/\/app\.example\.com\/cb\?code=/);
     });
 
     it('asks no click after a sign-in or a consent in the same flow, and refuses prompt=none', async () => {

@@ -24,17 +24,17 @@ function basic(clientId: string, secret: string): Record<string, string> {
 }
 
 describe('EXTENSIONS', () => {
-  it('refuses an unknown extension name at boot with one configuration line naming it and the known ones', () => {
+  it('refuses a name that is neither built in nor a module specifier at boot, in one line naming it and the known ones', () => {
     let error: unknown;
     try {
-      parseEnv(envSchema, { EXTENSIONS: 'client-credentials,telepathy' });
+      parseEnv(envSchema, { EXTENSIONS: 'client-credentials,Telepathy' });
     } catch (thrown) {
       error = thrown;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
     expect(message).toBe(
-      'invalid configuration: EXTENSIONS names unknown extension telepathy (known: client-credentials, dpop, enterprise-managed-authorization, workload-identity)',
+      'invalid configuration: EXTENSIONS names "Telepathy", which is neither a built-in extension (known: client-credentials, dpop, enterprise-managed-authorization, workload-identity) nor a module specifier (a package name, a ./relative or /absolute path)',
     );
     expect(message).not.toContain('\n');
   });
@@ -207,6 +207,18 @@ describe('the client credentials grant (EXTENSIONS=client-credentials)', () => {
       'invalid_scope',
     );
   });
+
+  it.each(['email', 'notes:read profile'])(
+    'refuses an OpenID Connect claim scope (%j) for a client with no registered scope: no end-user to describe',
+    async (scope) => {
+      const client = await admin();
+      await expectRefused(
+        () => grant({ scope }, basic(client.client_id, client.client_secret)),
+        400,
+        'invalid_scope',
+      );
+    },
+  );
 
   it('refuses a scope the resource does not offer, for a client with no registered scope', async () => {
     const client = await admin();

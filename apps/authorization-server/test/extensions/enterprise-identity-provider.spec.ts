@@ -139,6 +139,8 @@ describe('the token exchange of an identity provider (ENTERPRISE_IDP_AUDIENCES),
       env: {
         EXTENSIONS: 'enterprise-managed-authorization',
         ENTERPRISE_IDPS: JSON.stringify([{ issuer: idpIssuer, jwks_uri: `${idpIssuer}/jwks` }]),
+        // The identity provider's jwks_uri is fetched through the SSRF guard: loopback only in development.
+        CIMD_ALLOW_LOOPBACK: 'true',
       },
     });
     const grantTypes = ['authorization_code', TOKEN_EXCHANGE];

@@ -11,13 +11,15 @@ import { issueTokens, postForm } from '../introspection/introspection.helpers.js
 
 /**
  * Short lifetimes so that a staged key's activation and a retired key's whole publication window fit in a test:
- * a rotated key signs 3 s after `keys rotate` (at least JWKS_MAX_AGE + SIGNING_KEY_RELOAD_INTERVAL).
+ * a rotated key signs 3 s after `keys rotate` (at least max(JWKS_MAX_AGE, RESOURCE_SERVER_REFETCH_COOLDOWN) +
+ * SIGNING_KEY_RELOAD_INTERVAL). This test's verifier fetches the key set anew for every token: it has no cooldown.
  */
 const ENV = {
   ACCESS_TOKEN_TTL: '2',
   ID_TOKEN_TTL: '2',
   SIGNING_KEY_RELOAD_INTERVAL: '1',
   JWKS_MAX_AGE: '1',
+  RESOURCE_SERVER_REFETCH_COOLDOWN: '0',
   SIGNING_KEY_ACTIVATION_DELAY: '3',
 };
 

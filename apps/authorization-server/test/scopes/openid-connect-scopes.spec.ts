@@ -1,6 +1,7 @@
 // OpenID Connect's standard scopes (OIDC Core 5.4) at the authorization server, replaying ChatGPT's authorization
-// request (`scope=openid email offline_access profile` with `resource`): granted as claims of the ID token and
-// UserInfo, never as scopes of the access token for the resource; scope values nobody offers are still refused.
+// request (`scope=openid email offline_access profile` with `resource`): granted as claims of the ID token, never as
+// scopes of the access token for the resource nor at UserInfo (which the resource holding that token could ask);
+// scope values nobody offers are still refused.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UserRepository } from '@portcullis/authorization';
 import { HeadlessUserAgent } from '@portcullis/testing';
@@ -74,7 +75,7 @@ describe("OpenID Connect's profile and email scopes", () => {
     );
   });
 
-  it("grant ChatGPT's request as claims of the ID token and UserInfo, not as scopes of the access token", async () => {
+  it("grant ChatGPT's request as claims of the ID token, not as scopes of the access token nor at UserInfo", async () => {
     const { username, id } = await as.createUser();
     await users.setProfile(id, { name: 'Alice Liddell', email: 'alice@example.com', emailVerified: true });
     const tokens = await chatgptTokens(username);
@@ -91,7 +92,9 @@ describe("OpenID Connect's profile and email scopes", () => {
       email_verified: true,
     };
     expect(decodeJwt(tokens['id_token']!)).toMatchObject({ sub: id, aud: chatgpt.clientId, ...claims });
-    expect(await userinfo(tokens['access_token']!)).toEqual({ sub: id, ...claims });
+    // The access token is the resource's too: presented at UserInfo (as the resource could), it reads no name and
+    // no address, only what UserInfo answers for openid alone.
+    expect(await userinfo(tokens['access_token']!)).toEqual({ sub: id, preferred_username: username });
 
     // A resource server introspecting the token reads the token's scope, not the claims granted beside it.
     const resourceServer = await as.createClient({
@@ -122,7 +125,10 @@ describe("OpenID Connect's profile and email scopes", () => {
       email: 'alice@example.com',
     });
     expect(decodeJwt(refreshed.body['access_token'] as string)['scope']).toBe('openid offline_access');
-    expect(await userinfo(refreshed.body['access_token'] as string)).toMatchObject({ name: 'Alice' });
+    expect(await userinfo(refreshed.body['access_token'] as string)).toEqual({
+      sub: id,
+      preferred_username: username,
+    });
   });
 
   it('grant email to a user without an address with no email claim at all', async () => {

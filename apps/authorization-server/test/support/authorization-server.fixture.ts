@@ -40,6 +40,8 @@ export interface ClientOptions {
   redirectUris?: string[];
   grantTypes?: string[];
   confidential?: 'client_secret_basic' | 'client_secret_post';
+  /** As `portcullis-admin clients create` sets it by default: `web` when every redirect URI is https, else `native`. */
+  applicationType?: 'native' | 'web';
   name?: string;
   /** Make it the resource server of this resource URI (what `portcullis-admin clients create --resource-server` does). */
   resourceServer?: string;
@@ -94,7 +96,11 @@ export async function startAuthorizationServer(
         redirectUris,
         grantTypes: client.grantTypes ?? ['authorization_code', 'refresh_token'],
         tokenEndpointAuthMethod: client.confidential ?? 'none',
-        applicationType: 'native',
+        applicationType:
+          client.applicationType ??
+          (redirectUris.length > 0 && redirectUris.every((uri) => uri.startsWith('https:'))
+            ? 'web'
+            : 'native'),
         origin: 'preregistered',
         ...(secret ? { secretHash: hashClientSecret(secret) } : {}),
         ...(client.resourceServer ? { resourceServer: client.resourceServer } : {}),

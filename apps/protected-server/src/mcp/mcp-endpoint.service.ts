@@ -23,7 +23,8 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { ExtensionSummary } from '@portcullis/extensions';
-import { RESOURCE_SERVER_CONFIG, type ResourceServerConfig } from '@portcullis/resource-server';
+import { type ResourceServerConfig } from '@portcullis/resource-server';
+import { RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server/nest';
 import { NotesService } from '../notes/notes.service.js';
 import { flushingEventStreams } from './event-stream-response.js';
 import { LegacySessionRegistry } from './legacy-sessions.js';

@@ -14,7 +14,7 @@
  * - A body that is not JSON-RPC needs a valid token; the SDK then answers it with a JSON-RPC error.
  */
 import { Injectable } from '@nestjs/common';
-import type { RequiredScopesResolver } from '@portcullis/resource-server';
+import type { RequiredScopesResolver } from '@portcullis/resource-server/nest';
 import {
   isNotesTool,
   RESOURCE_SCOPES,

@@ -8,11 +8,8 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { localhostAllowedHostnames, validateHostHeader } from '@modelcontextprotocol/server';
 import { isLoopbackHostname } from '@portcullis/metadata';
-import {
-  RESOURCE_SERVER_CONFIG,
-  type BrowserOrigins,
-  type ResourceServerConfig,
-} from '@portcullis/resource-server';
+import { type BrowserOrigins, type ResourceServerConfig } from '@portcullis/resource-server';
+import { RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server/nest';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** The route of the MCP endpoint (`McpController`). */

@@ -1,13 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { AuthInfo as McpAuthInfo } from '@modelcontextprotocol/server';
-import {
-  CurrentAuth,
-  RESOURCE_SERVER_CONFIG,
-  ResolveScopes,
-  type AuthInfo,
-  type ResourceServerConfig,
-} from '@portcullis/resource-server';
+import { type AuthInfo, type ResourceServerConfig } from '@portcullis/resource-server';
+import { CurrentAuth, RESOURCE_SERVER_CONFIG, ResolveScopes } from '@portcullis/resource-server/nest';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toMcpAuthInfo } from './mcp-auth-info.js';
 import { McpEndpoint } from './mcp-endpoint.service.js';

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server';
+import { RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server/nest';
 import { NotesRepository } from './notes.repository.js';
 
 /**

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { CurrentAuth, RequireScopes, type AuthInfo } from '@portcullis/resource-server';
+import { type AuthInfo } from '@portcullis/resource-server';
+import { CurrentAuth, RequireScopes } from '@portcullis/resource-server/nest';
 import type { NoteView } from './note.schema.js';
 import { NOTES_READ } from './notes.scopes.js';
 import { NotesService } from './notes.service.js';

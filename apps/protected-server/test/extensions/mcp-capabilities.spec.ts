@@ -3,6 +3,9 @@
 // `initialize` response", a map of extension identifiers to settings objects, "an empty object indicates no
 // settings"; under 2026-07-28 in the `server/discover` result
 // (https://modelcontextprotocol.io/extensions/auth/oauth-client-credentials, "Advertise support").
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
 import { ConfigError } from '@portcullis/platform';
@@ -136,16 +139,22 @@ describe('MCP capabilities.extensions of the protected server (MCP SEP-2133 "Neg
 });
 
 describe('EXTENSIONS at boot', () => {
-  it('refuses an unknown extension name with one configuration line naming it and the known ones', () => {
-    let error: unknown;
+  it('refuses a name that is neither built in nor installed with one configuration line naming it and the known ones', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'portcullis-no-extensions-'));
     try {
-      AppModule.configure({ EXTENSIONS: 'client-credentials,telepathy' });
-    } catch (thrown) {
-      error = thrown;
+      const error = await AppModule.configure({
+        EXTENSIONS: 'client-credentials,telepathy',
+        EXTENSIONS_DIR: empty,
+      }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toBe(
+        `invalid configuration: EXTENSIONS names telepathy, which is neither a built-in extension (known: client-credentials, dpop, enterprise-managed-authorization) nor a module installed in ${empty} (EXTENSIONS_DIR)`,
+      );
+    } finally {
+      await rm(empty, { recursive: true });
     }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as Error).message).toBe(
-      'invalid configuration: EXTENSIONS names unknown extension telepathy (known: client-credentials, dpop, enterprise-managed-authorization)',
-    );
   });
 });

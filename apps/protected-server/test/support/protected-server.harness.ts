@@ -3,14 +3,10 @@
  * so its RESOURCE_URI, the URL its metadata announces and the URL tests reach are the same one, against a fresh
  * harness database.
  */
-import type { DynamicModule } from '@nestjs/common';
 import type { ExtensionRegistry } from '@portcullis/extensions';
-import { parseEnv, type PortcullisAppModule } from '@portcullis/platform';
-import { ResourceServerModule } from '@portcullis/resource-server';
+import type { PortcullisAppModule } from '@portcullis/platform';
 import { freePort, startApp, type TestDatabase } from '@portcullis/testing';
 import { AppModule } from '../../src/app.module.js';
-import { envSchema } from '../../src/env.schema.js';
-import { resourceServerOptions } from '../../src/resource-server.options.js';
 
 export interface ProtectedServer {
   /** `http://127.0.0.1:<port>` */
@@ -53,25 +49,9 @@ export async function startProtectedServer(options: {
 }
 
 /**
- * The real AppModule with `extensions`, a registry a test composed, given to its ResourceServerModule (whose
- * configuration the MCP endpoint reads too) in place of what `EXTENSIONS` names: the app composes only its
- * catalogue's extensions, by name. This swaps that one import for `ResourceServerModule.forRoot` of the app's own
- * options with `extensions`, and keeps every other import and provider AppModule configures.
+ * The real AppModule, configured from its environment as main.ts does, with `extensions` a test composed added by
+ * its entry point to what `EXTENSIONS` names (the way a custom entry point adds its own).
  */
 export function appWithExtensions(extensions: ExtensionRegistry): PortcullisAppModule {
-  return {
-    configure(env, overrides) {
-      const configured = AppModule.configure(env, overrides);
-      const imports = configured.module.imports ?? [];
-      const index = imports.findIndex(
-        (imported) => (imported as Partial<DynamicModule>).module === ResourceServerModule,
-      );
-      if (index < 0) throw new Error('AppModule no longer imports ResourceServerModule');
-      const options = { ...resourceServerOptions(parseEnv(envSchema, env)), extensions };
-      return {
-        ...configured,
-        module: { ...configured.module, imports: imports.with(index, ResourceServerModule.forRoot(options)) },
-      };
-    },
-  };
+  return { configure: (env, overrides) => AppModule.configure(env, overrides, { extensions }) };
 }

@@ -3,7 +3,7 @@
 // https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#confused-deputy-problem);
 // RFC 6265bis 4.1.3.2 (`__Host-`: Secure, Path=/, no Domain). The cookie only ever skips the proxy's page for the
 // client it names; after sign-in the per-user registry still decides whether a code is issued without asking.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
@@ -13,7 +13,7 @@ import {
   type AuthorizationServerOptions,
   type CookieExchange,
 } from '@portcullis/authorization';
-import { scopesSatisfy } from '@portcullis/protocol';
+import { constantTimeEqual, scopesSatisfy } from '@portcullis/protocol';
 import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
 
 /** What a consent cookie says: this browser approved client `c` for scopes `s` at resource `r`, until `e`. */
@@ -101,9 +101,7 @@ export class ConsentCookies {
     const dot = signed?.lastIndexOf('.') ?? -1;
     if (!signed || dot <= 0) return undefined;
     const value = signed.slice(0, dot);
-    const given = Buffer.from(signed.slice(dot + 1));
-    const expected = Buffer.from(this.#mac(name, value));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    if (!constantTimeEqual(signed.slice(dot + 1), this.#mac(name, value))) return undefined;
     let claim: Partial<ConsentClaim>;
     try {
       claim = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Partial<ConsentClaim>;

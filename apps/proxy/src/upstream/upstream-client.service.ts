@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { UserProfile } from '@portcullis/authorization';
-import { hasUnsafeCharacter, isLoopbackHost } from '@portcullis/protocol';
+import { isLoopbackHost } from '@portcullis/protocol';
 import * as oidc from 'openid-client';
 import { PROXY_OPTIONS, type ProxyOptions, type UpstreamOptions } from '../proxy.options.js';
 import { UpstreamError } from './upstream.error.js';
+import { firstString, statedProfile, type StatedClaims } from './upstream-profile.js';
 
 /** Discovered metadata is used this long before it is discovered again. */
 const METADATA_MAX_AGE_MS = 60 * 60_000;
@@ -99,13 +100,14 @@ export class UpstreamClient {
       const userinfo = await this.#userinfo(config, tokens.access_token, claims?.sub);
       const subject = claims?.sub ?? userinfo?.sub;
       if (!subject) throw new UpstreamError('rejected', 'the upstream did not say who signed in');
-      const profile = { ...claims, ...userinfo } as Record<string, unknown>;
+      // Two statements about the person, UserInfo's first (the fresher): each claim is read from one of them.
+      const statements = [userinfo, claims].filter((each) => each !== undefined) as StatedClaims[];
       const expiresIn = tokens.expiresIn();
       return {
         issuer: config.serverMetadata().issuer,
         subject,
-        displayName: firstString(profile, ['preferred_username', 'email', 'name']) ?? subject,
-        profile: statedProfile(profile),
+        displayName: firstString(statements, ['preferred_username', 'email', 'name']) ?? subject,
+        profile: statedProfile(statements),
         accessToken: tokens.access_token,
         ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
         scopes: (tokens.scope ?? this.#upstream.scopes.join(' ')).split(' ').filter(Boolean),
@@ -204,34 +206,4 @@ function clientAuthentication(metadata: oidc.ServerMetadata, secret: string | un
   return supported.includes('client_secret_basic') || !supported.includes('client_secret_post')
     ? oidc.ClientSecretBasic(secret)
     : oidc.ClientSecretPost(secret);
-}
-
-function firstString(claims: Record<string, unknown>, names: readonly string[]): string | undefined {
-  for (const name of names) {
-    const value = claims[name];
-    if (typeof value === 'string' && value.length > 0) return value;
-  }
-  return undefined;
-}
-
-/** Longer claims are not kept: no name or address needs more (RFC 5321 4.5.3.1: an address is at most 254). */
-const MAX_CLAIM_LENGTH = 320;
-
-/**
- * The upstream's `name`, `email` and `email_verified` claims (OIDC Core 5.1), where it stated them with the right
- * types as plain text (no control character but tab and line breaks, which the database may not store, no lone
- * surrogate): `email_verified`
- * is true only when the upstream says exactly that, and only beside an address.
- *
- * @see https://openid.net/specs/openid-connect-core-1_0.html#StandardClaims
- */
-function statedProfile(claims: Record<string, unknown>): UserProfile {
-  const plain = (value: string | undefined) =>
-    value !== undefined && value.length <= MAX_CLAIM_LENGTH && !hasUnsafeCharacter(value) ? value : undefined;
-  const name = plain(firstString(claims, ['name']));
-  const email = plain(firstString(claims, ['email']));
-  return {
-    ...(name !== undefined ? { name } : {}),
-    ...(email !== undefined ? { email, emailVerified: claims['email_verified'] === true } : {}),
-  };
 }

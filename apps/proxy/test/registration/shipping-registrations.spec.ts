@@ -102,8 +102,8 @@ describe('the proxy registers what shipping MCP clients send', () => {
     expect(await proxy.prisma.client.count()).toBe(before);
   });
 
-  it('stops the boot when ALLOWED_REDIRECT_SCHEMES names a scheme the browser handles itself', () => {
-    expect(() => AppModule.configure({ ALLOWED_REDIRECT_SCHEMES: 'javascript' })).toThrow(
+  it('stops the boot when ALLOWED_REDIRECT_SCHEMES names a scheme the browser handles itself', async () => {
+    await expect(AppModule.configure({ ALLOWED_REDIRECT_SCHEMES: 'javascript' })).rejects.toThrow(
       'ALLOWED_REDIRECT_SCHEMES javascript is not a private-use scheme',
     );
   });

@@ -1,8 +1,8 @@
 // OpenID Connect's standard scopes at the proxy, replaying ChatGPT's authorization request
 // (`scope=openid email offline_access profile` with `resource`). The proxy is an OpenID provider of its own: its
-// ID token and UserInfo carry the name and address the upstream stated at sign-in (the proxy asks the upstream for
-// `openid profile email` here), its access token for the resource carries neither scope; a scope nobody offers is
-// still refused.
+// ID token carries the name and address the upstream stated at sign-in (the proxy asks the upstream for
+// `openid profile email` here); its access token for the resource carries neither scope, and UserInfo answers that
+// token (which the resource holds too) without them; a scope nobody offers is still refused.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort, HeadlessUserAgent } from '@portcullis/testing';
 import { decodeJwt } from 'jose';
@@ -72,7 +72,10 @@ describe("OpenID Connect's profile and email scopes at the proxy", () => {
       headers: { authorization: `Bearer ${tokens.body['access_token'] as string}` },
     });
     expect(userinfo.status).toBe(200);
-    expect(await userinfo.json()).toMatchObject({ sub: idToken.sub, ...claims });
+    expect(await userinfo.json()).toEqual({
+      sub: idToken.sub,
+      preferred_username: idToken['preferred_username'],
+    });
   });
 
   it('still refuse a scope nobody offers, before going upstream, with nothing stored and no redirect', async () => {
@@ -90,5 +93,56 @@ describe("OpenID Connect's profile and email scopes at the proxy", () => {
     expect(page.body).toContain('scope not offered for this resource: address');
     expect(await proxy.counts()).toEqual(before);
     expect(upstream.exchanges.length).toBe(exchanges);
+  });
+});
+
+describe("the upstream's two statements about the person at the proxy", () => {
+  let upstream: UpstreamFixture;
+  let proxy: ProxyFixture;
+  let chatgpt: TestClient;
+  beforeAll(async () => {
+    const port = await freePort();
+    // The ID token states an older address, verified; UserInfo (read after it) a newer one, with no verification.
+    upstream = await startUpstream({
+      redirectUri: proxyCallback(port),
+      accountClaims: (id, use) =>
+        use === 'id_token'
+          ? { email: `${id}@old.example`, email_verified: true }
+          : { email: `${id}@new.example` },
+    });
+    proxy = await startProxy({
+      port,
+      upstream,
+      resource: RESOURCE,
+      env: { UPSTREAM_SCOPES: 'openid profile email' },
+    });
+    chatgpt = await proxy.createClient({
+      redirectUri: CHATGPT_REDIRECT,
+      name: 'ChatGPT',
+      origin: 'preregistered',
+    });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await upstream?.close();
+  });
+
+  it("never vouches for UserInfo's address with the ID token's email_verified", async () => {
+    const request = authorizationRequest(proxy, chatgpt, RESOURCE, { scope: CHATGPT_SCOPE });
+    const ua = new HeadlessUserAgent();
+    const walked = await walk(ua, await ua.get(request.url), CHATGPT_REDIRECT, { login: 'erin' });
+    expect(walked.stoppedAt?.searchParams.get('error')).toBeNull();
+    const tokens = await redeem(proxy, chatgpt, walked.stoppedAt!, request, RESOURCE);
+    expect(tokens.status).toBe(200);
+    // Both statements reached the proxy: the upstream's ID token said the old address, its UserInfo the new one.
+    const upstreamIdToken = [...upstream.issued()].find((value) => value.split('.').length === 3);
+    expect(upstreamIdToken && decodeJwt(upstreamIdToken)).toMatchObject({
+      email: 'erin@old.example',
+      email_verified: true,
+    });
+    expect(decodeJwt(tokens.body['id_token'] as string)).toMatchObject({
+      email: 'erin@new.example',
+      email_verified: false,
+    });
   });
 });

@@ -22,8 +22,19 @@ export interface UpstreamFixture {
   close(): Promise<void>;
 }
 
+export interface UpstreamOptions {
+  readonly redirectUri: string;
+  /**
+   * An account's claims in each of the two statements the upstream makes about it: its ID token and its UserInfo
+   * answer. Given, the ID token carries the claims of the scopes granted too (oidc-provider's
+   * `conformIdTokenClaims` off), so the two can disagree. Default: the same claims derived from the login name,
+   * in UserInfo only.
+   */
+  readonly accountClaims?: (id: string, use: 'id_token' | 'userinfo') => Record<string, unknown>;
+}
+
 /** Starts the upstream with the proxy's client registered for `redirectUri`. */
-export async function startUpstream(options: { redirectUri: string }): Promise<UpstreamFixture> {
+export async function startUpstream(options: UpstreamOptions): Promise<UpstreamFixture> {
   const clientId = 'portcullis-proxy';
   const clientSecret = randomBytes(32).toString('base64url');
   // The provider needs its issuer, the forwarder's address, before it exists: listen first, attach it after.
@@ -56,14 +67,18 @@ export async function startUpstream(options: { redirectUri: string }): Promise<U
     // for the profile and email scopes.
     findAccount: (_context, id) => ({
       accountId: id,
-      claims: () => ({
-        sub: id,
-        preferred_username: id,
-        name: `${id} (upstream)`,
-        email: `${id}@upstream.example`,
-        email_verified: true,
-      }),
+      claims: (use: string) =>
+        options.accountClaims
+          ? { ...options.accountClaims(id, use === 'id_token' ? 'id_token' : 'userinfo'), sub: id }
+          : {
+              sub: id,
+              preferred_username: id,
+              name: `${id} (upstream)`,
+              email: `${id}@upstream.example`,
+              email_verified: true,
+            },
     }),
+    ...(options.accountClaims ? { conformIdTokenClaims: false } : {}),
     features: { devInteractions: { enabled: true } },
     pkce: { required: () => true },
     ttl: {

@@ -9,7 +9,7 @@ import { SecurityEvents } from '../events/security-events.js';
 import type { CookieExchange } from '../http/cookies.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { SessionService } from '../sessions/session.service.js';
-import { MAX_CREDENTIAL_LENGTH, verifyCredentials } from '../users/credentials.js';
+import { MAX_CREDENTIAL_LENGTH, PASSWORD_AMR, verifyCredentials } from '../users/credentials.js';
 import { UserRepository } from '../users/user.repository.js';
 import { accountSignInPage } from './account.page.js';
 
@@ -62,7 +62,7 @@ export class PasswordAccountSignIn implements AccountSignIn {
       });
       return { kind: 'redirect', location: `${account}?failed=1` };
     }
-    await this.sessions.start(cookies, user.id);
+    await this.sessions.start(cookies, user.id, PASSWORD_AMR);
     await this.events.record('sign_in.succeeded', { userId: user.id, detail: { page: 'account' } });
     return { kind: 'redirect', location: account };
   }

@@ -1,4 +1,4 @@
-import type { Confirmation, ExtensionRegistry } from '@portcullis/extensions';
+import type { Confirmation, ExtensionAttachments, ExtensionRegistry } from '@portcullis/extensions';
 import type { OAuthClient, ClientSource } from '../clients/client.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import type { RegisteredResource, ResourceRegistry } from '../resources/resource-registry.js';
@@ -14,6 +14,8 @@ export interface AuthorizationCheckContext {
   readonly clients: ClientSource;
   readonly resources: ResourceRegistry;
   readonly extensions: ExtensionRegistry;
+  /** The private-use redirect URI schemes the operator allows now (`ALLOWED_REDIRECT_SCHEMES`). */
+  readonly allowedRedirectSchemes: readonly string[];
   client?: OAuthClient;
   redirectUri?: string;
   /** Whether the request carried `redirect_uri` (then the token request must repeat it, RFC 6749 4.1.3). */
@@ -24,6 +26,8 @@ export interface AuthorizationCheckContext {
   prompt?: ReadonlySet<string>;
   /** The key the code is to be bound to (RFC 9449 10, `dpop_jkt`); absent when the request names none. */
   confirmation?: Confirmation;
+  /** What the extensions' checks attached, by extension id (set by the last check). */
+  attachments?: ExtensionAttachments;
 }
 
 /**

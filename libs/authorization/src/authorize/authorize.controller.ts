@@ -52,6 +52,7 @@ export class AuthorizeController {
       clients: this.clients,
       resources: this.resources,
       extensions: this.options.extensions,
+      allowedRedirectSchemes: this.options.allowedRedirectSchemes ?? [],
     };
     for (const check of AUTHORIZATION_CHECKS) {
       try {
@@ -87,6 +88,11 @@ export class AuthorizeController {
         ...(nonce ? { nonce } : {}),
         prompt: [...established(context, 'prompt')],
         ...(context.confirmation ? { confirmation: context.confirmation } : {}),
+        // What extensions' token claims read later: the request as their checks saw it, and what they attached.
+        authorizationRequest: { params: params.entries(), resources: [...params.resources] },
+        ...(context.attachments && Object.keys(context.attachments).length > 0
+          ? { attachments: context.attachments }
+          : {}),
       },
       established(context, 'client'),
       cookies,

@@ -127,7 +127,17 @@ describe('the back-channel prologues', () => {
       options,
     );
     expect(code(error)).toBe('invalid_token');
-    expect(headers['www-authenticate']).toBe('Bearer');
+    // The refusal carries its challenge, for the exception filter to write; the check writes no header of its own.
+    expect((error as OAuthError).headers['www-authenticate']).toBe('Bearer');
+    expect(headers['www-authenticate']).toBeUndefined();
+    const wrong = run(
+      REGISTRATION_ENDPOINT_CHECKS,
+      { headers: { 'content-type': 'application/json', authorization: 'Bearer other' }, body: '{}' },
+      options,
+    ).error as OAuthError;
+    expect(wrong.headers['www-authenticate']).toBe(
+      'Bearer error="invalid_token", error_description="the initial access token is invalid"',
+    );
     const admitted = run(
       REGISTRATION_ENDPOINT_CHECKS,
       { headers: { 'content-type': 'application/json', authorization: 'Bearer iat' }, body: '{}' },

@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/protocol';
 
 /** A new client secret: 256 random bits, base64url. */
 export function generateClientSecret(): string {
@@ -17,7 +18,5 @@ export function hashClientSecret(secret: string): string {
 /** Constant-time check of a presented secret against its stored hash. */
 export function verifyClientSecret(secret: string, stored: string | null | undefined): boolean {
   if (!stored?.startsWith('sha256:')) return false;
-  const expected = Buffer.from(stored);
-  const given = Buffer.from(hashClientSecret(secret));
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return constantTimeEqual(hashClientSecret(secret), stored);
 }

@@ -16,7 +16,12 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { MetadataDocumentFetchOverrides } from '../clients/metadata-documents/client-id-metadata-documents.options.js';
 import { parseKeyEncryptionKey } from '../keys/key-encryption.js';
-import { DEFAULT_JWKS_MAX_AGE } from '../keys/signing-key-timing.js';
+import {
+  DEFAULT_JWKS_MAX_AGE,
+  leastActivationDelay,
+  RESOURCE_SERVER_REFETCH_COOLDOWN,
+} from '../keys/signing-key-timing.js';
+import { CLAIM_SCOPES } from '../resources/resource-registry.js';
 import type { AuthorizationServerOptions } from './authorization-server.options.js';
 import { AllowedRedirectSchemesEnvSchema } from './redirect-schemes.env.js';
 
@@ -44,6 +49,27 @@ export const IssuerEnvSchema = z.string().superRefine((value, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
+/**
+ * A resource's scope named like one of the authorization server's OpenID Connect claim scopes (`profile`, `email`,
+ * OIDC Core 5.4) is refused: the consent page, the ID token and the access token's `scope` would read one name two
+ * ways.
+ */
+function refuseClaimScope(scope: string, context: z.RefinementCtx, path: (string | number)[] = []): void {
+  if (!CLAIM_SCOPES.includes(scope)) return;
+  context.addIssue({
+    code: 'custom',
+    path,
+    message:
+      `must not be ${scope}: the authorization server grants the OpenID Connect scope ${scope} (claims about ` +
+      "the person, OpenID Connect Core 5.4); give the resource's scope another name",
+  });
+}
+
+const ResourceScopeSchema = z
+  .string()
+  .refine(isScopeToken, 'must be a scope token')
+  .superRefine(refuseClaimScope);
+
 const ResourceSchema = z.object({
   uri: z.string().refine((uri) => {
     try {
@@ -53,8 +79,13 @@ const ResourceSchema = z.object({
     }
   }, 'must be a canonical resource URI (lowercase scheme and host, no fragment, no trailing slash)'),
   name: z.string().min(1).optional(),
-  scopes_supported: z.array(z.string().refine(isScopeToken, 'must be a scope token')).min(1),
-  scope_hierarchy: z.record(z.string(), z.array(z.string())).optional(),
+  scopes_supported: z.array(ResourceScopeSchema).min(1),
+  scope_hierarchy: z
+    .record(z.string(), z.array(ResourceScopeSchema))
+    .superRefine((hierarchy, context) => {
+      for (const broader of Object.keys(hierarchy)) refuseClaimScope(broader, context, [broader]);
+    })
+    .optional(),
 });
 
 /** The default resource: the local protected server and its notes scopes. */
@@ -139,6 +170,14 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
       .min(1)
       .max(10 * 365 * 86_400)
       .optional(),
+    // The longest refetch cooldown of the resource servers that verify this server's tokens (their
+    // JWKS_REFETCH_COOLDOWN); 0 to 300 like theirs.
+    RESOURCE_SERVER_REFETCH_COOLDOWN: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(300)
+      .default(RESOURCE_SERVER_REFETCH_COOLDOWN),
     SECURITY_EVENT_RETENTION: seconds(90 * 86_400),
     CIMD_ENABLED: z.enum(['true', 'false']).optional(),
     CIMD_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
@@ -154,8 +193,9 @@ export type AuthorizationServerEnv = z.output<
 
 /**
  * The cross-variable rules: loopback documents only for a loopback issuer (the later CIMD draft, "Server Side
- * Request Forgery (SSRF) Attacks"), a key activation delay no shorter than a key set may be cached, and in
- * production the secrets that development may do without. Call it from the app schema's `superRefine`.
+ * Request Forgery (SSRF) Attacks"), a key activation delay no shorter than a resource server may hold a key set
+ * without the new key ({@link leastActivationDelay}), and in production the secrets that development may do without.
+ * Call it from the app schema's `superRefine`.
  */
 export function checkAuthorizationServerEnv(env: AuthorizationServerEnv, context: z.RefinementCtx): void {
   if (env.CIMD_ALLOW_LOOPBACK === 'true' && !hasLoopbackHost(env.ISSUER)) {
@@ -165,14 +205,19 @@ export function checkAuthorizationServerEnv(env: AuthorizationServerEnv, context
       message: 'is only accepted when the ISSUER host is loopback',
     });
   }
-  // A staged key must be in every key set a resource server may hold when it starts signing: published on every
-  // instance (one reload interval) and past any cache of the key set before (JWKS_MAX_AGE).
-  const leastDelay = env.JWKS_MAX_AGE + env.SIGNING_KEY_RELOAD_INTERVAL;
+  // A staged key must be in every key set a resource server may hold when it starts signing.
+  const leastDelay = leastActivationDelay(
+    env.JWKS_MAX_AGE,
+    env.SIGNING_KEY_RELOAD_INTERVAL,
+    env.RESOURCE_SERVER_REFETCH_COOLDOWN,
+  );
   if (env.SIGNING_KEY_ACTIVATION_DELAY !== undefined && env.SIGNING_KEY_ACTIVATION_DELAY < leastDelay) {
     context.addIssue({
       code: 'custom',
       path: ['SIGNING_KEY_ACTIVATION_DELAY'],
-      message: `must be at least JWKS_MAX_AGE + SIGNING_KEY_RELOAD_INTERVAL (${leastDelay} s)`,
+      message:
+        'must be at least max(JWKS_MAX_AGE, RESOURCE_SERVER_REFETCH_COOLDOWN) + SIGNING_KEY_RELOAD_INTERVAL ' +
+        `(${leastDelay} s)`,
     });
   }
   if (env.NODE_ENV !== 'production') return;
@@ -232,6 +277,7 @@ export function authorizationServerOptionsFromEnv(
     signingKeys: {
       reloadInterval: config.SIGNING_KEY_RELOAD_INTERVAL,
       jwksMaxAge: config.JWKS_MAX_AGE,
+      resourceServerRefetchCooldown: config.RESOURCE_SERVER_REFETCH_COOLDOWN,
       ...(config.SIGNING_KEY_ACTIVATION_DELAY !== undefined
         ? { activationDelay: config.SIGNING_KEY_ACTIVATION_DELAY }
         : {}),

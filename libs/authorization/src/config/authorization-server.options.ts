@@ -76,9 +76,14 @@ export interface SigningKeyOptions {
   /** `Cache-Control: max-age` of `jwks_uri`: how long a resource server may keep the key set. Default 300. */
   readonly jwksMaxAge?: number;
   /**
+   * The longest refetch cooldown of the resource servers verifying this server's tokens (jose's `cooldownDuration`,
+   * Portcullis's `JWKS_REFETCH_COOLDOWN`). Default 30, jose's and Portcullis's default.
+   */
+  readonly resourceServerRefetchCooldown?: number;
+  /**
    * How long after `keys rotate` the new key starts signing: until then it is only published, so every resource
-   * server's key set has it before a token needs it. Default `jwksMaxAge` + `reloadInterval` + 30 (the refetch
-   * cooldown of resource servers, jose's and Portcullis's default).
+   * server's key set has it before a token needs it. Default `jwksMaxAge` + `reloadInterval` +
+   * `resourceServerRefetchCooldown`.
    */
   readonly activationDelay?: number;
 }

@@ -103,11 +103,11 @@ export class AuthorizationCodeGrant implements TokenGrant {
     const refreshConfirmation = method === 'none' ? proof?.confirmation : undefined;
     return this.issuer.issue({
       grantType: this.grantType,
-      clientId: client.clientId,
+      client: { clientId: client.clientId, metadata: client.metadata },
       subject: grant.userId,
       resource: grant.resource,
       scopes: grant.scopes,
-      grantId: grant.id,
+      grant,
       ...(refreshable
         ? {
             refreshToken: {

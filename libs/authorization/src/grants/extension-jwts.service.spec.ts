@@ -3,6 +3,7 @@ import { decodeProtectedHeader, generateKeyPair, jwtVerify } from 'jose';
 import type { AuthorizationServerOptions } from '../config/authorization-server.options.js';
 import type { SigningKeysService } from '../keys/signing-keys.service.js';
 import type { UserRepository } from '../users/user.repository.js';
+import type { RemoteKeySets } from '../keys/remote-key-sets.js';
 import { ExtensionJwts } from './extension-jwts.service.js';
 
 const ISSUER = 'https://as.example.com';
@@ -14,7 +15,7 @@ async function jwts() {
     issuer: ISSUER,
     lifetimes: { accessToken: 300 },
   } as unknown as AuthorizationServerOptions;
-  return { service: new ExtensionJwts(keys, {} as UserRepository, options), publicKey };
+  return { service: new ExtensionJwts(keys, {} as UserRepository, options, {} as RemoteKeySets), publicKey };
 }
 
 describe('ExtensionJwts.sign (GrantContext.signJwt)', () => {

@@ -10,6 +10,7 @@ import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
+import { RemoteKeySets } from '../keys/remote-key-sets.js';
 import { SIGNING_ALGORITHM, SigningKeysService } from '../keys/signing-keys.service.js';
 import { UserRepository } from '../users/user.repository.js';
 
@@ -20,8 +21,9 @@ const EXPLICIT_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\+jwt$/i;
 const HOST_CLAIMS = ['iss', 'iat', 'exp', 'nbf', 'jti'];
 
 /**
- * What the host offers an extension's grant handler for JWTs of its own (`GrantContext.signJwt` and
- * `GrantContext.verifyIdToken`): signing with the server's current key, and checking an ID token it issued.
+ * What the host offers an extension's grant handler for JWTs (`GrantContext.signJwt`, `GrantContext.verifyIdToken`
+ * and `GrantContext.fetchJwks`): signing with the server's current key, checking an ID token it issued, and the keys
+ * of a trusted issuer at its `jwks_uri` (through {@link RemoteKeySets}: the SSRF guard, limits and cache).
  *
  * @see https://www.rfc-editor.org/rfc/rfc8725#section-3.11
  * @see https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation
@@ -32,7 +34,13 @@ export class ExtensionJwts {
     private readonly keys: SigningKeysService,
     private readonly users: UserRepository,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+    private readonly keySets: RemoteKeySets,
   ) {}
+
+  /** The asymmetric public keys at a trusted issuer's `jwks_uri`, fetched as a client's are. */
+  async fetchJwks(jwksUri: string, kid?: string): Promise<JsonObject> {
+    return (await this.keySets.fetch(jwksUri, kid)) as unknown as JsonObject;
+  }
 
   async sign(request: SignJwtRequest): Promise<SignedJwt> {
     if (!EXPLICIT_TYPE.test(request.typ) || HOST_TYPES.has(request.typ.toLowerCase())) {

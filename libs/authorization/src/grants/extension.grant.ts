@@ -9,6 +9,7 @@ import type {
 } from '@portcullis/extensions';
 import { OAuthError } from '@portcullis/protocol';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
+import type { ClientSource } from '../clients/client.js';
 import type { UsedJwtIds } from '../clients/client-assertions/used-jwt-id.repository.js';
 import type { AuthorizationServerOptions } from '../config/authorization-server.options.js';
 import type { RequestParameters } from '../http/request-parameters.js';
@@ -42,6 +43,7 @@ export class ExtensionGrant implements TokenGrant {
     private readonly resources: ResourceRegistry,
     private readonly usedJwtIds: UsedJwtIds,
     private readonly jwts: ExtensionJwts,
+    private readonly clients: ClientSource,
   ) {}
 
   clientOptional(params: RequestParameters): boolean {
@@ -85,9 +87,11 @@ export class ExtensionGrant implements TokenGrant {
         if (!clientId) throw new Error(`the ${grantType} handler issued tokens without a client`);
         const resource = this.resources.resolve(tokens.resources);
         const scopes = this.resources.requestedScopes(resource, [...tokens.scope]);
+        // A client the grant established may be known to the grant alone (an operator's rule): no metadata then.
+        const metadata = client?.metadata ?? (await this.clients.find(clientId))?.metadata ?? {};
         return this.tokens.issue({
           grantType,
-          clientId,
+          client: { clientId, metadata },
           subject: tokens.subject,
           resource: resource.uri,
           scopes,
@@ -98,6 +102,7 @@ export class ExtensionGrant implements TokenGrant {
       useOnce: (issuer: string, jti: string, expiresAt: Date) => this.usedJwtIds.use(issuer, jti, expiresAt),
       signJwt: (signing: SignJwtRequest) => this.jwts.sign(signing),
       verifyIdToken: (token: string) => this.jwts.verifyIdToken(token),
+      fetchJwks: (jwksUri: string, kid?: string) => this.jwts.fetchJwks(jwksUri, kid),
     } satisfies GrantContext;
     if (registration.establishesClient) return registration.handle({ ...request, client }, context);
     if (client === undefined) throw new Error(`${grantType} reached its handler without a client`);
@@ -128,8 +133,9 @@ export function extensionGrants(
   resources: ResourceRegistry,
   usedJwtIds: UsedJwtIds,
   jwts: ExtensionJwts,
+  clients: ClientSource,
 ): ExtensionGrant[] {
   return options.extensions
     .grantTypes()
-    .map((grantType) => new ExtensionGrant(grantType, options, tokens, resources, usedJwtIds, jwts));
+    .map((grantType) => new ExtensionGrant(grantType, options, tokens, resources, usedJwtIds, jwts, clients));
 }

@@ -92,13 +92,14 @@ export class RefreshTokenGrant implements TokenGrant {
       const { token, grant } = consumption;
       this.#assertUsable(grant);
       const successorConfirmation = bound ?? (method === 'none' ? proof?.confirmation : undefined);
+      // The grant's user, authorization request and attachments, as its authorization code's tokens had them.
       const response = await this.issuer.issue({
         grantType: this.grantType,
-        clientId: client.clientId,
+        client: { clientId: client.clientId, metadata: client.metadata },
         subject: grant.userId,
         resource: grant.resource,
         scopes,
-        grantId: grant.id,
+        grant,
         // The family keeps its original scope, so a narrowed refresh does not shrink later ones (RFC 6749 6).
         refreshToken: {
           scopes: token.scopes,

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/protocol';
 
 /** Cookies sent by the browser, by name (first wins, as RFC 6265 5.4 orders more specific paths first). */
 export function readCookies(header: string | undefined): Map<string, string> {
@@ -28,9 +29,7 @@ export function verifyCookieValue(
   const dot = signed.lastIndexOf('.');
   if (dot <= 0) return undefined;
   const value = signed.slice(0, dot);
-  const given = Buffer.from(signed.slice(dot + 1));
-  const expected = Buffer.from(mac(name, value, secret));
-  return given.length === expected.length && timingSafeEqual(given, expected) ? value : undefined;
+  return constantTimeEqual(signed.slice(dot + 1), mac(name, value, secret)) ? value : undefined;
 }
 
 function mac(name: string, value: string, secret: Uint8Array): string {

@@ -64,8 +64,8 @@ export class IntrospectionService {
       const scheme = this.options.extensions.authorizationServerProofOfPossession()?.scheme;
       return {
         active: true,
-        // The token's own scope: the claim scopes granted with it (profile, email) are for UserInfo, not the resource.
-        scope: formatScope(this.resources.accessTokenScopes(record.audience, record.scopes)),
+        // The token's own scope: the claim scopes granted with it (profile, email) are the ID token's, not the resource's.
+        scope: formatScope(this.resources.accessTokenScopes(record.scopes)),
         client_id: record.clientId,
         sub: payload.sub,
         aud: payload.aud ?? record.audience,

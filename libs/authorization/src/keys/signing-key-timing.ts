@@ -16,13 +16,36 @@
 /** `Cache-Control: max-age` of `jwks_uri` when `JWKS_MAX_AGE` is not set, in seconds. */
 export const DEFAULT_JWKS_MAX_AGE = 300;
 
-/** The refetch cooldown resource servers are assumed to keep at most (jose's default), in seconds. */
+/**
+ * The refetch cooldown resource servers are assumed to keep at most (jose's default, and Portcullis's), in seconds,
+ * unless the deployment says otherwise (`RESOURCE_SERVER_REFETCH_COOLDOWN`).
+ */
 export const RESOURCE_SERVER_REFETCH_COOLDOWN = 30;
 
 /**
  * The delay between `keys rotate` and the new key's first signature when `SIGNING_KEY_ACTIVATION_DELAY` is not set:
  * the key set's cache lifetime, one reload interval and the resource servers' refetch cooldown, in seconds.
  */
-export function defaultActivationDelay(jwksMaxAge: number, reloadInterval: number): number {
-  return jwksMaxAge + reloadInterval + RESOURCE_SERVER_REFETCH_COOLDOWN;
+export function defaultActivationDelay(
+  jwksMaxAge: number,
+  reloadInterval: number,
+  refetchCooldown: number = RESOURCE_SERVER_REFETCH_COOLDOWN,
+): number {
+  return jwksMaxAge + reloadInterval + refetchCooldown;
+}
+
+/**
+ * The shortest safe activation delay, in seconds: one reload interval (until then an instance may still publish the
+ * key set without the new key) plus the longer of the key set's cache lifetime and the resource servers' refetch
+ * cooldown. A resource server that fetched the set from such an instance just before that reload keeps it for its
+ * cache lifetime, and one that met an unknown `kid` then refetches no sooner than its cooldown; either way it holds
+ * the new key once the delay has passed. So a resource server's cooldown must not exceed the activation delay minus
+ * the reload interval. {@link defaultActivationDelay} is never shorter.
+ */
+export function leastActivationDelay(
+  jwksMaxAge: number,
+  reloadInterval: number,
+  refetchCooldown: number = RESOURCE_SERVER_REFETCH_COOLDOWN,
+): number {
+  return Math.max(jwksMaxAge, refetchCooldown) + reloadInterval;
 }

@@ -187,7 +187,11 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
   activationDelay(): number {
     return (
       this.options.signingKeys?.activationDelay ??
-      defaultActivationDelay(this.jwksMaxAge(), this.#reloadIntervalMs() / 1000)
+      defaultActivationDelay(
+        this.jwksMaxAge(),
+        this.#reloadIntervalMs() / 1000,
+        this.options.signingKeys?.resourceServerRefetchCooldown,
+      )
     );
   }
 

@@ -3,7 +3,6 @@
 // details only when a token was sent). Shared by the registration endpoint's initial access token (RFC 7591 3) and
 // its registration access token (RFC 7592 2).
 import { formatWwwAuthenticate, OAuthError } from '@portcullis/protocol';
-import type { FastifyReply } from 'fastify';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
@@ -13,20 +12,16 @@ export function presentedBearerToken(authorization: string | undefined): string 
 }
 
 /**
- * The 401 `invalid_token` error for a missing (`description` undefined) or refused bearer token, with the Bearer
- * challenge set on the reply.
+ * The 401 `invalid_token` error for a missing (`description` undefined) or refused bearer token, carrying the
+ * Bearer challenge in its `WWW-Authenticate` header (which the exception filter writes).
  *
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */
-export function refusedBearer(
-  reply: FastifyReply,
-  missing: string,
-  description: string | undefined,
-): OAuthError {
-  const error = new OAuthError('invalid_token', description ?? missing);
+export function refusedBearer(missing: string, description: string | undefined): OAuthError {
   // A request without any credentials gets a challenge without error details.
   const params: Record<string, string> =
-    description === undefined ? {} : { error: error.code, error_description: description };
-  reply.header('www-authenticate', formatWwwAuthenticate({ scheme: 'Bearer', params }));
-  return error;
+    description === undefined ? {} : { error: 'invalid_token', error_description: description };
+  return new OAuthError('invalid_token', description ?? missing, {
+    headers: { 'www-authenticate': formatWwwAuthenticate({ scheme: 'Bearer', params }) },
+  });
 }

@@ -1,10 +1,9 @@
 // Rules kept: RFC 7591 3 (an authorization server may require an initial access token, an OAuth 2.0 bearer token
 // presented at the registration endpoint), RFC 6750 2.1 (in the Authorization header with the Bearer scheme) and
 // 3.1 (a missing or wrong token is 401 `invalid_token` with a `WWW-Authenticate: Bearer` challenge, with error
-// details only when a token was sent). Compared in constant time over SHA-256 digests, so neither its content
-// nor its length leaks through timing.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+// details only when a token was sent). Compared in constant time (`constantTimeEqual`, over SHA-256 digests), so
+// neither its content nor its length leaks through timing.
+import { constantTimeEqual } from '@portcullis/protocol';
 import { presentedBearerToken, refusedBearer } from './bearer-credential.js';
 
 /**
@@ -17,18 +16,12 @@ import { presentedBearerToken, refusedBearer } from './bearer-credential.js';
 export function checkInitialAccessToken(
   expected: string | undefined,
   authorization: string | undefined,
-  reply: FastifyReply,
 ): void {
   if (expected === undefined) return;
   const presented = presentedBearerToken(authorization);
-  if (presented !== undefined && timingSafeEqual(digest(presented), digest(expected))) return;
+  if (presented !== undefined && constantTimeEqual(presented, expected)) return;
   throw refusedBearer(
-    reply,
     'an initial access token is required',
     presented === undefined ? undefined : 'the initial access token is invalid',
   );
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
 }

@@ -67,9 +67,8 @@ export class RegistrationController {
   async read(
     @Param('clientId') clientId: string,
     @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RegistrationResponse> {
-    return this.registration.read(clientId, request.headers.authorization, reply);
+    return this.registration.read(clientId, request.headers.authorization);
   }
 
   /** RFC 7592 2.2: replaces the client's metadata, checked as a registration is. */
@@ -80,9 +79,8 @@ export class RegistrationController {
   async update(
     @Param('clientId') clientId: string,
     @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RegistrationResponse> {
-    return this.registration.update(clientId, request.headers.authorization, reply, request.body);
+    return this.registration.update(clientId, request.headers.authorization, request.body);
   }
 
   /** RFC 7592 2.3: deletes the client, revoking its grants; 204. */
@@ -91,11 +89,7 @@ export class RegistrationController {
   @UseGuards(RateLimitGuard)
   @RateLimit('register')
   @BackChannel(CLIENT_CONFIGURATION_CHECKS)
-  async remove(
-    @Param('clientId') clientId: string,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<void> {
-    await this.registration.delete(clientId, request.headers.authorization, reply);
+  async remove(@Param('clientId') clientId: string, @Req() request: FastifyRequest): Promise<void> {
+    await this.registration.delete(clientId, request.headers.authorization);
   }
 }

@@ -1,7 +1,6 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { OAuthError } from '@portcullis/protocol';
-import type { FastifyReply } from 'fastify';
+import { constantTimeEqual, OAuthError } from '@portcullis/protocol';
 import type { JsonValue } from '@portcullis/extensions';
 import { ClientMetadataSchema } from '@portcullis/metadata';
 import { getRevision } from '@portcullis/revisions';
@@ -142,12 +141,8 @@ export class RegistrationService {
    *
    * @see https://www.rfc-editor.org/rfc/rfc7592#section-2.1
    */
-  async read(
-    clientId: string,
-    authorization: string | undefined,
-    reply: FastifyReply,
-  ): Promise<RegistrationResponse> {
-    const { registration, token } = await this.#authorize(clientId, authorization, reply);
+  async read(clientId: string, authorization: string | undefined): Promise<RegistrationResponse> {
+    const { registration, token } = await this.#authorize(clientId, authorization);
     return this.#information(registration.client, registration.createdAt, token);
   }
 
@@ -161,10 +156,9 @@ export class RegistrationService {
   async update(
     clientId: string,
     authorization: string | undefined,
-    reply: FastifyReply,
     body: unknown,
   ): Promise<RegistrationResponse> {
-    const { registration, token } = await this.#authorize(clientId, authorization, reply);
+    const { registration, token } = await this.#authorize(clientId, authorization);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new OAuthError('invalid_client_metadata', 'the update must be a JSON object');
     }
@@ -189,7 +183,7 @@ export class RegistrationService {
       ...(scope !== undefined ? { scope } : {}),
       metadata,
     });
-    if (!updated) throw refusedBearer(reply, MISSING_TOKEN, 'the registration access token is invalid');
+    if (!updated) throw refusedBearer(MISSING_TOKEN, 'the registration access token is invalid');
     this.#logger.log(`updated the registration of client ${clientId}`);
     return this.#information(updated, registration.createdAt, token);
   }
@@ -199,8 +193,8 @@ export class RegistrationService {
    *
    * @see https://www.rfc-editor.org/rfc/rfc7592#section-2.3
    */
-  async delete(clientId: string, authorization: string | undefined, reply: FastifyReply): Promise<void> {
-    await this.#authorize(clientId, authorization, reply);
+  async delete(clientId: string, authorization: string | undefined): Promise<void> {
+    await this.#authorize(clientId, authorization);
     await this.grants.revokeGrantsOf({ clientId });
     await this.clients.delete(clientId);
     await this.events.record('client.deleted', { clientId, detail: { by: 'client' } });
@@ -221,22 +215,20 @@ export class RegistrationService {
   /**
    * The registration of `clientId` when `authorization` carries its registration access token (RFC 6750 2.1,
    * compared in constant time over SHA-256); otherwise 401 `invalid_token` with a Bearer challenge, the same for an
-   * unknown client, so the answer tells nothing about which clients exist (RFC 7592 2).
+   * unknown client, so the answer tells nothing about which clients exist (RFC 7592 2). The refusal carries its
+   * challenge; the exception filter writes it.
    */
   async #authorize(
     clientId: string,
     authorization: string | undefined,
-    reply: FastifyReply,
   ): Promise<{ registration: ManagedRegistration; token: string }> {
     const token = presentedBearerToken(authorization);
-    if (token === undefined) throw refusedBearer(reply, MISSING_TOKEN, undefined);
+    if (token === undefined) throw refusedBearer(MISSING_TOKEN, undefined);
     const registration = await this.clients.findManaged(clientId);
-    const presented = Buffer.from(tokenHash(token));
-    const expected = Buffer.from(
-      registration?.registrationTokenHash ?? tokenHash(randomBytes(32).toString('hex')),
-    );
-    if (!registration || presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
-      throw refusedBearer(reply, MISSING_TOKEN, 'the registration access token is invalid');
+    // An unknown client is compared too, against a random hash, so both refusals take the same time.
+    const expected = registration?.registrationTokenHash ?? tokenHash(randomBytes(32).toString('hex'));
+    if (!constantTimeEqual(tokenHash(token), expected) || !registration) {
+      throw refusedBearer(MISSING_TOKEN, 'the registration access token is invalid');
     }
     return { registration, token };
   }

@@ -47,21 +47,29 @@ describe('ResourceRegistry', () => {
     );
   });
 
-  it('keeps profile and email out of an access token for a resource that does not define them', () => {
-    const mail = { uri: 'https://mail.example/mcp', scopesSupported: ['email', 'mail:send'] };
-    const registry = new ResourceRegistry([notes, mail]);
+  it('keeps profile and email out of an access token', () => {
+    const registry = new ResourceRegistry([notes]);
     const granted = ['notes:read', 'openid', 'profile', 'email', 'offline_access'];
-    expect(registry.accessTokenScopes(notes.uri, granted)).toEqual([
-      'notes:read',
-      'openid',
-      'offline_access',
-    ]);
-    // A resource's own scope of the same name is a permission at that resource: it stays.
-    expect(registry.accessTokenScopes(mail.uri, ['email', 'profile', 'openid'])).toEqual(['email', 'openid']);
+    expect(registry.accessTokenScopes(granted)).toEqual(['notes:read', 'openid', 'offline_access']);
   });
 
   it('refuses a configuration with a non-canonical or repeated resource', () => {
     expect(() => new ResourceRegistry([{ ...notes, uri: 'HTTP://localhost:4100/mcp' }])).toThrow('canonical');
     expect(() => new ResourceRegistry([notes, notes])).toThrow('twice');
+  });
+
+  it('refuses a resource that defines a scope named like an OpenID Connect claim scope', () => {
+    const mail = { uri: 'https://mail.example/mcp', scopesSupported: ['email', 'mail:send'] };
+    expect(() => new ResourceRegistry([notes, mail])).toThrow(
+      "resource https://mail.example/mcp defines the scope email, which is this server's OpenID Connect scope",
+    );
+    const broader = {
+      uri: 'https://mail.example/mcp',
+      scopesSupported: ['mail:read'],
+      scopeHierarchy: { profile: ['mail:read'] },
+    };
+    expect(() => new ResourceRegistry([broader])).toThrow('defines the scope profile');
+    const implied = { ...broader, scopeHierarchy: { mail: ['mail:read', 'email'] } };
+    expect(() => new ResourceRegistry([implied])).toThrow('defines the scope email');
   });
 });

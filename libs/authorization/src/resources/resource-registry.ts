@@ -2,8 +2,8 @@ import { canonicalizeResourceUri, OAuthError, type ScopeHierarchy } from '@portc
 import type { ResourceDefinition } from '../config/authorization-server.options.js';
 
 /**
- * The OpenID Connect scopes that ask for claims about the person (OIDC Core 5.4), granted as claims of the ID token
- * and UserInfo, never as scopes of an access token for a resource (unless that resource defines the same name).
+ * The OpenID Connect scopes that ask for claims about the person (OIDC Core 5.4), granted as claims of the ID token,
+ * never as scopes of an access token for a resource; no resource may define a scope of the same name.
  *
  * @see https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims
  */
@@ -41,6 +41,17 @@ export class ResourceRegistry {
       }
       if (this.#byUri.has(uri)) throw new Error(`resource ${uri} is registered twice`);
       const hierarchy = definition.scopeHierarchy ?? {};
+      const named = [
+        ...definition.scopesSupported,
+        ...Object.keys(hierarchy),
+        ...Object.values(hierarchy).flat(),
+      ];
+      const clash = named.find((scope) => CLAIM_SCOPES.includes(scope));
+      if (clash !== undefined) {
+        throw new Error(
+          `resource ${uri} defines the scope ${clash}, which is this server's OpenID Connect scope (OIDC Core 5.4)`,
+        );
+      }
       this.#byUri.set(uri, {
         uri,
         name: definition.name ?? uri,
@@ -104,14 +115,12 @@ export class ResourceRegistry {
   }
 
   /**
-   * The granted scopes an access token for the resource at `uri` carries: all but the {@link CLAIM_SCOPES} that
-   * resource does not define itself (those are claims about the person, read at UserInfo, not permissions at the
-   * resource).
+   * The granted scopes an access token for a resource carries: all but the {@link CLAIM_SCOPES} (those are claims
+   * about the person, in the ID token, not permissions at the resource).
    *
    * @see https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims
    */
-  accessTokenScopes(uri: string, granted: readonly string[]): string[] {
-    const resource = this.#byUri.get(uri);
-    return granted.filter((scope) => !CLAIM_SCOPES.includes(scope) || resource?.requestableScopes.has(scope));
+  accessTokenScopes(granted: readonly string[]): string[] {
+    return granted.filter((scope) => !CLAIM_SCOPES.includes(scope));
   }
 }

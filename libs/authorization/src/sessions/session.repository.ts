@@ -15,6 +15,7 @@ export class SessionRepository {
     userId: string;
     csrfSecret: string;
     authenticatedAt: Date;
+    amr: string[];
     expiresAt: Date;
   }): Promise<LoginSession> {
     return this.prisma.loginSession.create({ data: session });

@@ -1,6 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { LoginSession } from '@portcullis/persistence';
+import { constantTimeEqual } from '@portcullis/protocol';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -53,8 +54,13 @@ export class SessionService {
     return session;
   }
 
-  /** Starts a session for a user who just signed in and sets its cookie. */
-  async start(cookies: CookieExchange, userId: string): Promise<LoginSession> {
+  /**
+   * Starts a session for a user who just signed in and sets its cookie; `amr` says how they signed in (RFC 8176
+   * method values, `pwd` for a password), for the grants made in the session.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc8176#section-2
+   */
+  async start(cookies: CookieExchange, userId: string, amr: readonly string[] = []): Promise<LoginSession> {
     const id = randomBytes(32).toString('base64url');
     const now = new Date();
     const lifetime = this.options.lifetimes.loginSession;
@@ -63,6 +69,7 @@ export class SessionService {
       userId,
       csrfSecret: randomBytes(32).toString('base64url'),
       authenticatedAt: now,
+      amr: [...amr],
       expiresAt: new Date(now.getTime() + lifetime * 1000),
     });
     this.#setCookie(
@@ -118,10 +125,7 @@ export class SessionService {
 
   /** Constant-time comparison of a submitted CSRF token. */
   static tokensMatch(expected: string, given: string | undefined): boolean {
-    if (!given) return false;
-    const a = Buffer.from(expected);
-    const b = Buffer.from(given);
-    return a.length === b.length && timingSafeEqual(a, b);
+    return given !== undefined && given !== '' && constantTimeEqual(given, expected);
   }
 
   #setCookie(cookies: CookieExchange, name: string, value: string, maxAge?: number): void {

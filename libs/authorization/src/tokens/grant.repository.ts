@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import type { Confirmation } from '@portcullis/extensions';
+import type { Confirmation, ExtensionAttachments } from '@portcullis/extensions';
 import {
   Prisma,
   UnitOfWork,
@@ -29,6 +29,12 @@ export interface NewGrant {
   sessionId?: string;
   offlineAccess: boolean;
   authTime: Date;
+  /** How the user authenticated (RFC 8176 values of the session). */
+  amr?: string[];
+  /** The authorization request as extension checks saw it, for extensions' token claims. */
+  authorizationRequest?: { params: Record<string, string>; resources: string[] };
+  /** What extension checks attached, by extension id. */
+  attachments?: ExtensionAttachments;
   absoluteExpiresAt: Date;
 }
 
@@ -75,7 +81,14 @@ export class GrantRepository {
     const id = randomUUID();
     await this.work.run(async () => {
       await this.#db.authorizationGrant.create({
-        data: { id, ...grant, sessionId: grant.sessionId ?? null },
+        data: {
+          id,
+          ...grant,
+          sessionId: grant.sessionId ?? null,
+          amr: grant.amr ?? [],
+          authorizationRequest: jsonOrNull(grant.authorizationRequest),
+          attachments: jsonOrNull(grant.attachments),
+        },
       });
       // When this client last completed an authorization: what the sweep of unused registrations reads.
       await this.#db.client.updateMany({ where: { id: grant.clientId }, data: { lastUsedAt: new Date() } });
@@ -269,7 +282,7 @@ export class GrantRepository {
   }
 }
 
-/** A confirmation as a JSON column value: SQL NULL when there is none. */
-function jsonOrNull(confirmation: Confirmation | undefined): Prisma.InputJsonObject | typeof Prisma.DbNull {
-  return confirmation === undefined ? Prisma.DbNull : (confirmation as Prisma.InputJsonObject);
+/** A JSON object (a confirmation, attachments) as a JSON column value: SQL NULL when there is none. */
+function jsonOrNull(value: object | undefined): Prisma.InputJsonObject | typeof Prisma.DbNull {
+  return value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonObject);
 }

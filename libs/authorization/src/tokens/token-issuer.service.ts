@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Confirmation, TokenRequestProof, TokenResponse } from '@portcullis/extensions';
+import type {
+  Confirmation,
+  RegisteredClient,
+  TokenRequestProof,
+  TokenResponse,
+} from '@portcullis/extensions';
+import type { AuthorizationGrant } from '@portcullis/persistence';
 import { formatScope } from '@portcullis/protocol';
 import { SignJWT } from 'jose';
 import {
@@ -12,18 +18,23 @@ import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
 import { CLAIM_SCOPES, ResourceRegistry } from '../resources/resource-registry.js';
 import { identityClaims } from '../userinfo/identity-claims.js';
 import { UserRepository } from '../users/user.repository.js';
+import { grantClaimsContext } from './extension-claims.js';
 import { GrantRepository } from './grant.repository.js';
 
 /** What to mint: one access token for one audience, optionally a refresh token and an ID token. */
 export interface TokenRequest {
   readonly grantType: string;
-  readonly clientId: string;
+  /** The client the tokens are for, with its registered metadata (for extensions' token claims). */
+  readonly client: RegisteredClient;
   readonly subject: string;
   readonly resource: string;
   /** The scopes granted; the access token carries those meant for the resource (`accessTokenScopes`). */
   readonly scopes: readonly string[];
-  /** The grant the tokens descend from; absent for grants without one (client credentials). */
-  readonly grantId?: string;
+  /**
+   * The grant the tokens descend from, as stored (its user, request and attachments feed extensions' token claims);
+   * absent for grants without one (client credentials).
+   */
+  readonly grant?: AuthorizationGrant;
   /**
    * Issue a refresh token with these scopes, expiring then; bound to `confirmation` when set (a public client's,
    * RFC 9449 section 5).
@@ -78,15 +89,19 @@ export class TokenIssuer {
     const now = Math.floor(Date.now() / 1000);
     const jti = randomUUID();
     const scope = formatScope(request.scopes);
-    const accessScopes = this.resources.accessTokenScopes(request.resource, request.scopes);
+    const accessScopes = this.resources.accessTokenScopes(request.scopes);
+    const clientId = request.client.clientId;
+    const grantId = request.grant?.id;
     const extra = await extensions.tokenClaims({
       issuer,
       revision,
       grantType: request.grantType,
-      clientId: request.clientId,
+      clientId,
+      client: request.client,
       subject: request.subject,
       scope: accessScopes,
       resources: [request.resource],
+      ...grantClaimsContext(request.grant),
     });
 
     // RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti required; scope when a scope was granted. RFC 9449
@@ -94,7 +109,7 @@ export class TokenIssuer {
     const cnf = request.proof ? { cnf: request.proof.confirmation } : {};
     const accessToken = await new SignJWT({
       ...extra,
-      client_id: request.clientId,
+      client_id: clientId,
       scope: formatScope(accessScopes),
       ...cnf,
     })
@@ -108,8 +123,8 @@ export class TokenIssuer {
       .sign(key.privateKey);
     await this.grants.recordAccessToken({
       jti,
-      ...(request.grantId ? { grantId: request.grantId } : {}),
-      clientId: request.clientId,
+      ...(grantId ? { grantId } : {}),
+      clientId,
       subject: request.subject,
       audience: request.resource,
       scopes: [...request.scopes],
@@ -118,9 +133,9 @@ export class TokenIssuer {
 
     let refreshToken: string | undefined;
     let idToken: string | undefined;
-    if (request.refreshToken && request.grantId) {
+    if (request.refreshToken && grantId) {
       refreshToken = await this.grants.createRefreshToken(
-        request.grantId,
+        grantId,
         [...request.refreshToken.scopes],
         request.refreshToken.expiresAt,
         request.refreshToken.confirmation,
@@ -139,7 +154,7 @@ export class TokenIssuer {
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
         .setIssuer(issuer)
         .setSubject(request.subject)
-        .setAudience(request.clientId)
+        .setAudience(clientId)
         .setIssuedAt(now)
         .setExpirationTime(now + lifetimes.idToken)
         .sign(key.privateKey);

@@ -87,6 +87,7 @@ function endpoint(authenticate: () => Promise<AuthenticatedOAuthClient>) {
       resources,
       { use: async () => true } as unknown as UsedJwtIds,
       {} as ExtensionJwts,
+      { find: async () => undefined },
     ),
   ]);
   const request = { headers: {} } as FastifyRequest;
@@ -162,7 +163,7 @@ describe('the token endpoint dispatch', () => {
     expect(issued).toEqual([
       {
         grantType: TICKET_GRANT,
-        clientId: 'client-1',
+        client: { clientId: 'client-1', metadata: { client_name: 'One' } },
         subject: 'ticket-holder',
         resource: RESOURCE,
         scopes: ['mcp:read'],

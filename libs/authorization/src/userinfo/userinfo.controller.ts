@@ -10,18 +10,23 @@ import { allowCors, answerPreflight } from '../http/cors.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
 import { UserRepository } from '../users/user.repository.js';
-import { identityClaims } from './identity-claims.js';
 
 /**
  * The OIDC UserInfo endpoint. It takes an access token this server issued with the `openid` scope, in the
- * Authorization header only (RFC 6750 2.1), whatever its audience: the token is presented to its own issuer. A
- * sender-constrained token (one with `cnf`, RFC 9449 6.1) is refused: presented as a bearer token it proves nothing
- * (RFC 9449 7.2), and this endpoint checks no proof of possession. It answers `sub`, `preferred_username` for
- * `openid` alone (the username, the one name every user has), and the claims the `profile` and `email` scopes granted
- * with that token (OIDC Core 5.4), which the server recorded with it: they are not in the token's own `scope`, which
- * is for its resource.
+ * Authorization header only (RFC 6750 2.1). A sender-constrained token (one with `cnf`, RFC 9449 6.1) is refused:
+ * presented as a bearer token it proves nothing (RFC 9449 7.2), and this endpoint checks no proof of possession.
+ *
+ * It answers `sub` and `preferred_username` (the username, the one name every user has), and never the claims of
+ * `profile` and `email` (`name`, `email`, `email_verified`), which the client gets in the ID token. Every access token
+ * this server issues is for a resource (its `aud`, RFC 8707 2, RFC 9068 3; MCP "Token Audience Binding and
+ * Validation"): that resource holds it too, and could present it here to read what the person agreed to show the
+ * client, not the resource. OIDC Core 5.4 returns those claims from UserInfo when an access token is issued;
+ * audience restriction wins here, since no access token is issued for this server itself.
  *
  * @see https://openid.net/specs/openid-connect-core-1_0.html#UserInfo
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#ScopeClaims
+ * @see https://www.rfc-editor.org/rfc/rfc9068#section-3
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#token-audience-binding-and-validation
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3
  */
 @Controller()
@@ -52,12 +57,10 @@ export class UserinfoController {
     allowCors(reply);
     reply.header('cache-control', 'no-store');
     try {
-      const { subject, scopes } = await this.#token(request.headers.authorization);
+      const subject = await this.#subject(request.headers.authorization);
       const user = await this.users.findById(subject);
       if (!user) throw new OAuthError('invalid_token', 'the user no longer exists');
-      reply
-        .status(200)
-        .send({ sub: user.id, preferred_username: user.username, ...identityClaims(user, scopes) });
+      reply.status(200).send({ sub: user.id, preferred_username: user.username });
     } catch (error) {
       const oauth =
         error instanceof OAuthError ? error : new OAuthError('invalid_token', 'the access token is invalid');
@@ -77,8 +80,8 @@ export class UserinfoController {
     }
   }
 
-  /** The subject of a valid access token and every scope granted with it. */
-  async #token(authorization: string | undefined): Promise<{ subject: string; scopes: readonly string[] }> {
+  /** The subject of a valid, unrevoked access token granted `openid`. */
+  async #subject(authorization: string | undefined): Promise<string> {
     const token = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization ?? '')?.[1];
     if (!token) throw new OAuthError('invalid_token', 'a bearer access token is required');
     // A kid this instance does not know may be a key another instance rotated to: re-read the keys first.
@@ -108,6 +111,6 @@ export class UserinfoController {
     if (!sub || !record || record.revokedAt !== null) {
       throw new OAuthError('invalid_token', 'the access token was revoked');
     }
-    return { subject: sub, scopes: record.scopes };
+    return sub;
   }
 }

@@ -6,6 +6,13 @@ import type { UserRepository } from './user.repository.js';
 export const MAX_CREDENTIAL_LENGTH = 256;
 
 /**
+ * How a user who signed in with {@link verifyCredentials} authenticated: a password (RFC 8176 `pwd`).
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc8176#section-2
+ */
+export const PASSWORD_AMR: readonly string[] = Object.freeze(['pwd']);
+
+/**
  * The user a username and password sign in, or undefined. An unknown username costs the same argon2id check as a
  * known one, so the answer's timing does not tell which usernames exist.
  */

@@ -1,6 +1,6 @@
 /**
- * The client SDK's one error type, with a stable `code` per failure (CONVENTIONS "Errors": tests assert codes,
- * never messages).
+ * The client SDK's one error type, with a stable `code` per failure (tests and callers branch on codes, never on
+ * messages).
  *
  * Rules kept here:
  * - MCP 2026-07-28 "Authorization Response Validation" and RFC 9207 Section 4: an authorization response whose

@@ -6,7 +6,8 @@
  *
  * The nonce limits how long a proof made in advance stays usable (RFC 9449 section 11.2); it is not a secret.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/protocol';
 
 /** Issues and checks nonces. */
 export interface DpopNonces {
@@ -56,7 +57,7 @@ export function dpopNonces(options: DpopNonceOptions = {}): DpopNonces {
       if (value === undefined || tag === undefined) return false;
       const age = step() - Number.parseInt(value, 36);
       if (age < 0 || age > 1) return false;
-      return timingSafeEqual(Buffer.from(tag, 'base64url'), mac(value));
+      return constantTimeEqual(Buffer.from(tag, 'base64url'), mac(value));
     },
   };
 }

@@ -7,25 +7,23 @@
 // and 3.1: the assertion arrives in `assertion` with `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`, and
 // a refused one is `invalid_grant` (a public client is `invalid_client`; a resource other than the assertion's,
 // `invalid_target`). RFC 6749 3.3: the token's scope is the requested one within the assertion's, and a request for
-// none of it is `invalid_scope`. RFC 8725 3.1: asymmetric algorithms only. The draft's "Cross-Domain Use": an
-// identity provider never issues access tokens for an ID-JAG it issued itself.
-import type { GrantHandler, GrantSelectionRequest, JsonObject } from '@portcullis/extensions';
-import { ASYMMETRIC_SIGNING_ALGORITHMS, OAuthError } from '@portcullis/protocol';
+// none of it is `invalid_scope`. The draft's "Cross-Domain Use": an identity provider never issues access tokens for
+// an ID-JAG it issued itself. The JWT checks (RFC 8725 3.1 asymmetric algorithms, 3.11 `typ` compared as RFC 7515
+// 4.1.9 says, RFC 7523 3 claims, the keys inline or at the provider's `jwks_uri` as the host fetches it) are
+// `verifyJwtAssertion`'s, shared with the other assertions this server takes.
+import type { GrantContext, GrantHandler, GrantSelectionRequest, JsonObject } from '@portcullis/extensions';
 import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  decodeJwt,
-  decodeProtectedHeader,
-  errors,
-  jwtVerify,
-  type JWTVerifyGetKey,
-} from 'jose';
+  decodeJwtAssertion,
+  OAuthError,
+  verifyJwtAssertion,
+  type JwtAssertionPolicy,
+} from '@portcullis/protocol';
+import { decodeProtectedHeader } from 'jose';
 import { ID_JAG_TYP } from '../constants.js';
 import type { TrustedIdentityProvider } from './trusted-identity-providers.js';
 
-/** The algorithms an ID-JAG may be signed with (RFC 8725 3.1: never `none`, never HMAC). */
-const ALGORITHMS: readonly string[] = ASYMMETRIC_SIGNING_ALGORITHMS;
-const CLOCK_SKEW_SECONDS = 30;
+/** How refusals of an ID-JAG read and what they answer (RFC 7523 3.1). */
+const ASSERTION = { parameter: 'assertion', error: 'invalid_grant' } as const;
 
 /**
  * The `sub` of tokens issued for a user of an identity provider: namespaced by its issuer, so that no identity
@@ -59,64 +57,41 @@ export function isIdJagRequest(request: GrantSelectionRequest): boolean {
  * Use" says an identity provider must not issue access tokens for its own ID-JAGs.
  */
 export function idJagGrant(trusted: readonly TrustedIdentityProvider[]): GrantHandler {
-  const keySets = new Map<string, JWTVerifyGetKey>(
-    trusted.map((idp) => [
-      idp.issuer,
-      idp.jwks
-        ? createLocalJWKSet(idp.jwks as Parameters<typeof createLocalJWKSet>[0])
-        : createRemoteJWKSet(new URL(idp.jwks_uri as string), {
-            timeoutDuration: 2_500,
-            cooldownDuration: 30_000,
-          }),
-    ]),
-  );
+  const providers = new Map(trusted.map((idp) => [idp.issuer, idp]));
   return async (request, context) => {
     if (request.client.authenticationMethod === 'none') {
       throw new OAuthError('invalid_client', 'an ID-JAG is redeemed by an authenticated client');
     }
     const assertion = request.params['assertion'];
     if (!assertion) throw new OAuthError('invalid_request', 'assertion is required');
-    let typ: string | undefined;
-    let alg: string | undefined;
-    let claimedIssuer: unknown;
-    try {
-      ({ typ, alg } = decodeProtectedHeader(assertion));
-      claimedIssuer = decodeJwt(assertion).iss;
-    } catch {
-      throw new OAuthError('invalid_grant', 'assertion is not a JWT');
-    }
-    if (typ !== ID_JAG_TYP) throw new OAuthError('invalid_grant', `assertion typ must be ${ID_JAG_TYP}`);
-    if (!alg || !ALGORITHMS.includes(alg))
-      throw new OAuthError('invalid_grant', 'assertion alg is not allowed');
+    const claimedIssuer = decodeJwtAssertion(assertion, ASSERTION).claims.iss;
     if (claimedIssuer === context.issuer) {
       throw new OAuthError('invalid_grant', 'this server does not redeem the ID-JAGs it issues');
     }
-    const keys = typeof claimedIssuer === 'string' ? keySets.get(claimedIssuer) : undefined;
-    if (!keys) throw new OAuthError('invalid_grant', 'assertion is not from a trusted identity provider');
-    let payload;
-    try {
-      ({ payload } = await jwtVerify(assertion, keys, {
-        algorithms: [...ALGORITHMS],
-        issuer: claimedIssuer as string,
-        audience: context.issuer,
-        typ: ID_JAG_TYP,
-        clockTolerance: CLOCK_SKEW_SECONDS,
-        requiredClaims: ['exp', 'jti', 'sub', 'client_id'],
-      }));
-    } catch (error) {
-      throw new OAuthError('invalid_grant', describe(error));
-    }
-    if (payload['client_id'] !== request.client.clientId) {
+    const idp = typeof claimedIssuer === 'string' ? providers.get(claimedIssuer) : undefined;
+    if (!idp) throw new OAuthError('invalid_grant', 'assertion is not from a trusted identity provider');
+    const verified = await verifyJwtAssertion(assertion, {
+      ...ASSERTION,
+      keys: keysOf(idp, context),
+      signer: 'the identity provider',
+      issuer: idp.issuer,
+      audience: context.issuer,
+      typ: ID_JAG_TYP,
+      jti: 'required',
+      requiredClaims: ['sub', 'client_id'],
+    });
+    const { claims } = verified;
+    if (claims['client_id'] !== request.client.clientId) {
       throw new OAuthError('invalid_grant', 'assertion was issued for another client');
     }
-    const resource = singleString(payload['resource']);
+    const resource = singleString(claims['resource']);
     if (!resource) throw new OAuthError('invalid_grant', 'assertion names no resource');
     if (request.resources.length > 0 && (request.resources.length > 1 || request.resources[0] !== resource)) {
       throw new OAuthError('invalid_target', 'resource differs from the one the assertion names');
     }
     // The token's scope is what was asked for within what the identity provider granted (RFC 6749 3.3: the server
     // may issue less than requested, and says so in `scope`); asking only for what was not granted is refused.
-    const granted = scopesOf(payload['scope']);
+    const granted = scopesOf(claims['scope']);
     const requested = scopesOf(request.params['scope']);
     const scope =
       granted && requested
@@ -127,18 +102,19 @@ export function idJagGrant(trusted: readonly TrustedIdentityProvider[]): GrantHa
     }
     if (scope.includes('offline_access'))
       throw new OAuthError('invalid_scope', 'no refresh token for an ID-JAG');
-    const jti = payload.jti as string;
-    const expiresAt = new Date(((payload.exp as number) + CLOCK_SKEW_SECONDS) * 1000);
-    if (!(await context.useOnce(claimedIssuer as string, jti, expiresAt))) {
-      throw new OAuthError('invalid_grant', 'assertion was already used');
-    }
+    await verified.useOnce(context.useOnce, idp.issuer);
     return context.issueTokens({
-      subject: subjectOf(claimedIssuer as string, payload.sub as string),
+      subject: subjectOf(idp.issuer, claims.sub as string),
       scope,
       resources: [resource],
       refreshToken: false,
     });
   };
+}
+
+/** An identity provider's keys: inline, or at its `jwks_uri` as the host fetches it. */
+function keysOf(idp: TrustedIdentityProvider, context: GrantContext): JwtAssertionPolicy['keys'] {
+  return idp.jwks ? { jwks: idp.jwks } : { jwksUri: idp.jwks_uri as string, fetchJwks: context.fetchJwks };
 }
 
 function singleString(value: JsonObject[string] | unknown): string | undefined {
@@ -151,14 +127,4 @@ function scopesOf(value: unknown): string[] | undefined {
   if (typeof value !== 'string') return undefined;
   const scopes = value.split(' ').filter(Boolean);
   return scopes.length > 0 ? scopes : undefined;
-}
-
-/** Why jose refused an ID-JAG, naming no key. */
-function describe(error: unknown): string {
-  if (error instanceof errors.JWTExpired) return 'assertion has expired';
-  if (error instanceof errors.JWTClaimValidationFailed) return `assertion ${error.claim} is not valid`;
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
-    return 'assertion is not signed by the identity provider';
-  }
-  return 'assertion could not be verified';
 }

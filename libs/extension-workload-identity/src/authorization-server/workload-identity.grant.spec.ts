@@ -5,6 +5,7 @@ import type {
   ClientEstablishingGrantRequest,
   GrantContext,
   IssueTokensRequest,
+  JsonObject,
 } from '@portcullis/extensions';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { subjectMatcher } from './subject-pattern.js';
@@ -21,6 +22,7 @@ let jwk: JWK;
 let jwksServer: Server;
 let jwksUri: string;
 let jwksRequests = 0;
+const jwksAsked: Array<[string, string | undefined]> = [];
 
 beforeAll(async () => {
   const pair = await generateKeyPair('ES256', { extractable: true });
@@ -80,7 +82,7 @@ function unsigned(header: Record<string, unknown>, claims: Record<string, unknow
   return `${part(header)}.${part(claims)}.${header['alg'] === 'none' ? '' : 'c2lnbmF0dXJl'}`;
 }
 
-function harness(issuers: readonly TrustedWorkloadIssuer[] = [issuer()]) {
+function harness(issuers: readonly TrustedWorkloadIssuer[] = [issuer()], host: Partial<GrantContext> = {}) {
   const registration = workloadIdentityGrant(issuers);
   const used = new Set<string>();
   const issued: IssueTokensRequest[] = [];
@@ -101,6 +103,12 @@ function harness(issuers: readonly TrustedWorkloadIssuer[] = [issuer()]) {
       throw new Error('not here');
     },
     verifyIdToken: async () => undefined,
+    // The host's fetcher (SSRF guard, limits, cache) stands here as a plain fetch of the document.
+    fetchJwks: async (uri, kid) => {
+      jwksAsked.push([uri, kid]);
+      return (await (await fetch(uri)).json()) as JsonObject;
+    },
+    ...host,
   };
   const request = (
     params: Record<string, string>,
@@ -160,11 +168,13 @@ describe('workloadIdentityGrant', () => {
     );
   });
 
-  it('fetches the issuer’s keys from its jwks_uri', async () => {
+  it('gets the issuer’s keys at its jwks_uri from the host, naming the kid it needs', async () => {
     const remote = harness([issuer({ jwks: undefined, jwks_uri: jwksUri })]);
     const before = jwksRequests;
-    await remote.redeem({ assertion: await workloadJwt() });
+    jwksAsked.length = 0;
+    expect((await remote.redeem({ assertion: await workloadJwt() })).access_token).toBe('at');
     expect(jwksRequests).toBe(before + 1);
+    expect(jwksAsked).toEqual([[jwksUri, 'k8s-1']]);
   });
 
   it('accepts the same workload JWT again (platforms reuse a token until they rotate it), recording nothing', async () => {
@@ -289,6 +299,14 @@ describe('workloadIdentityGrant', () => {
     it('an issuer whose jwks_uri cannot be reached, failing closed', async () => {
       const closed = harness([issuer({ jwks: undefined, jwks_uri: 'http://127.0.0.1:9/jwks' })]);
       expect(await refusal(closed.redeem({ assertion: await workloadJwt() }))).toBe('invalid_grant');
+      expect([closed.used.size, closed.issued]).toEqual([0, []]);
+    });
+
+    it('an issuer with a jwks_uri, on a host that fetches no key sets, failing closed', async () => {
+      const before = jwksRequests;
+      const closed = harness([issuer({ jwks: undefined, jwks_uri: jwksUri })], { fetchJwks: undefined });
+      expect(await refusal(closed.redeem({ assertion: await workloadJwt() }))).toBe('invalid_grant');
+      expect([closed.used.size, closed.issued, jwksRequests]).toEqual([0, [], before]);
     });
   });
 

@@ -12,25 +12,28 @@
 // `client_id` and its most scope: more requested is `invalid_scope` (RFC 6749 3.3). A client that authenticates, or
 // names itself with `client_id`, must be the rule's client (`invalid_grant`: RFC 6749 5.2 "issued to another
 // client"). The token's `sub` is namespaced by the issuer, and there is no refresh token (the workload presents a
-// fresh JWT instead). Every check runs before the `jti` is recorded, so a refused assertion is not used up.
-import type { ClientEstablishingGrantRegistration, GrantSelectionRequest } from '@portcullis/extensions';
-import { ASYMMETRIC_SIGNING_ALGORITHMS, OAuthError } from '@portcullis/protocol';
+// fresh JWT instead). Every check runs before the `jti` is recorded, so a refused assertion is not used up. The JWT
+// checks are `verifyJwtAssertion`'s (shared with the other assertions this server takes); keys at a `jwks_uri` come
+// from the host (`GrantContext.fetchJwks`: its SSRF guard, limits and cache).
+import type {
+  ClientEstablishingGrantRegistration,
+  GrantContext,
+  GrantSelectionRequest,
+} from '@portcullis/extensions';
 import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  decodeJwt,
-  decodeProtectedHeader,
-  errors,
-  jwtVerify,
-  type JWTVerifyGetKey,
-} from 'jose';
+  decodeJwtAssertion,
+  OAuthError,
+  verifyJwtAssertion,
+  type JwtAssertionPolicy,
+} from '@portcullis/protocol';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { ID_JAG_TYP } from '../constants.js';
 import { subjectMatcher } from './subject-pattern.js';
 import type { SubjectRule, TrustedWorkloadIssuer } from './trusted-workload-issuers.js';
 
-const ALGORITHMS: readonly string[] = ASYMMETRIC_SIGNING_ALGORITHMS;
-const CLOCK_SKEW_SECONDS = 30;
 const DEFAULT_MAX_LIFETIME_SECONDS = 3600;
+/** How refusals of a workload JWT read and what they answer (RFC 7523 3.1). */
+const ASSERTION = { parameter: 'assertion', error: 'invalid_grant' } as const;
 
 /**
  * The `sub` of tokens issued to a workload: its `sub` namespaced by its issuer, so that no issuer can name a local
@@ -42,7 +45,6 @@ export function workloadSubject(issuer: string, subject: string): string {
 
 interface Trusted {
   readonly issuer: TrustedWorkloadIssuer;
-  readonly keys: JWTVerifyGetKey;
   readonly rules: readonly { readonly rule: SubjectRule; readonly matches: (sub: string) => boolean }[];
 }
 
@@ -62,13 +64,6 @@ export function workloadIdentityGrant(
       issuer.issuer,
       {
         issuer,
-        keys: issuer.jwks
-          ? createLocalJWKSet(issuer.jwks as Parameters<typeof createLocalJWKSet>[0])
-          : createRemoteJWKSet(new URL(issuer.jwks_uri as string), {
-              timeoutDuration: 2_500,
-              cooldownDuration: 30_000,
-              cacheMaxAge: 600_000,
-            }),
         rules: issuer.subjects.map((rule) => ({ rule, matches: subjectMatcher(rule.subject) })),
       },
     ]),
@@ -79,55 +74,30 @@ export function workloadIdentityGrant(
     handle: async (request, context) => {
       const assertion = request.params['assertion'];
       if (!assertion) throw new OAuthError('invalid_request', 'assertion is required');
-      let alg: string | undefined;
-      let typ: string | undefined;
-      let claimedIssuer: unknown;
-      try {
-        ({ alg, typ } = decodeProtectedHeader(assertion));
-        claimedIssuer = decodeJwt(assertion).iss;
-      } catch {
-        throw new OAuthError('invalid_grant', 'assertion is not a JWT');
-      }
-      if (isIdJagTyp(typ))
+      const { header, claims: unverified } = decodeJwtAssertion(assertion, ASSERTION);
+      if (isIdJagTyp(header.typ))
         throw new OAuthError('invalid_grant', 'assertion is an ID-JAG, not a workload JWT');
-      if (!alg || !ALGORITHMS.includes(alg)) {
-        throw new OAuthError('invalid_grant', 'assertion alg is not allowed');
-      }
+      const claimedIssuer = unverified.iss;
       const entry = typeof claimedIssuer === 'string' ? trusted.get(claimedIssuer) : undefined;
       if (!entry || claimedIssuer === context.issuer) {
         throw new OAuthError('invalid_grant', 'assertion is not from a trusted issuer');
       }
-      const audiences = entry.issuer.audiences ?? [
-        context.issuer,
-        ...(context.tokenEndpoint ? [context.tokenEndpoint] : []),
-      ];
-      let payload;
-      try {
-        ({ payload } = await jwtVerify(assertion, entry.keys, {
-          algorithms: [...ALGORITHMS],
-          issuer: entry.issuer.issuer,
-          audience: audiences,
-          clockTolerance: CLOCK_SKEW_SECONDS,
-          requiredClaims: ['exp', 'sub'],
-        }));
-      } catch (error) {
-        throw new OAuthError('invalid_grant', describe(error));
-      }
-      const now = Math.floor(Date.now() / 1000);
-      const exp = payload.exp as number;
-      if (payload.iat !== undefined && payload.iat > now + CLOCK_SKEW_SECONDS) {
-        throw new OAuthError('invalid_grant', 'assertion iat is in the future');
-      }
-      const maxLifetime = entry.issuer.max_lifetime ?? DEFAULT_MAX_LIFETIME_SECONDS;
-      if (exp - (payload.iat ?? now) > maxLifetime) {
-        throw new OAuthError('invalid_grant', `assertion lifetime exceeds ${maxLifetime} seconds`);
-      }
-      const sub = payload.sub;
+      const verified = await verifyJwtAssertion(assertion, {
+        ...ASSERTION,
+        keys: keysOf(entry.issuer, context),
+        signer: 'the issuer',
+        issuer: entry.issuer.issuer,
+        audience: entry.issuer.audiences ?? [
+          context.issuer,
+          ...(context.tokenEndpoint ? [context.tokenEndpoint] : []),
+        ],
+        requiredClaims: ['sub'],
+        jti: entry.issuer.single_use === true ? 'required' : 'optional',
+        maxLifetimeSeconds: entry.issuer.max_lifetime ?? DEFAULT_MAX_LIFETIME_SECONDS,
+      });
+      const sub = verified.claims.sub;
       if (typeof sub !== 'string' || sub === '')
         throw new OAuthError('invalid_grant', 'assertion sub is not valid');
-      if (payload.jti !== undefined && (typeof payload.jti !== 'string' || payload.jti === '')) {
-        throw new OAuthError('invalid_grant', 'assertion jti is not valid');
-      }
 
       const rule = entry.rules.find(({ matches }) => matches(sub))?.rule;
       if (!rule) {
@@ -148,23 +118,8 @@ export function workloadIdentityGrant(
       }
       const scope = requested.length > 0 ? requested : allowed;
 
-      if (entry.issuer.single_use === true) {
-        if (typeof payload.jti !== 'string' || payload.jti.length === 0) {
-          throw new OAuthError(
-            'invalid_grant',
-            'assertion needs a jti: this issuer’s assertions are single-use',
-          );
-        }
-        if (
-          !(await context.useOnce(
-            entry.issuer.issuer,
-            payload.jti,
-            new Date((exp + CLOCK_SKEW_SECONDS) * 1000),
-          ))
-        ) {
-          throw new OAuthError('invalid_grant', 'assertion was already used');
-        }
-      }
+      // Single-use only when the operator says so: platforms present one workload token until they rotate it.
+      if (entry.issuer.single_use === true) await verified.useOnce(context.useOnce, entry.issuer.issuer);
       return context.issueTokens({
         subject: workloadSubject(entry.issuer.issuer, sub),
         clientId: rule.client_id,
@@ -174,6 +129,13 @@ export function workloadIdentityGrant(
       });
     },
   };
+}
+
+/** An issuer's keys: inline, or at its `jwks_uri` as the host fetches it. */
+function keysOf(issuer: TrustedWorkloadIssuer, context: GrantContext): JwtAssertionPolicy['keys'] {
+  return issuer.jwks
+    ? { jwks: issuer.jwks }
+    : { jwksUri: issuer.jwks_uri as string, fetchJwks: context.fetchJwks };
 }
 
 /** A jwt-bearer assertion from one of `trusted` that is not an ID-JAG: decoded, not verified (the handler does). */
@@ -194,15 +156,4 @@ function isIdJagTyp(typ: unknown): boolean {
   if (typeof typ !== 'string') return false;
   const lower = typ.toLowerCase();
   return lower === ID_JAG_TYP || lower === `application/${ID_JAG_TYP}`;
-}
-
-/** Why jose refused a workload JWT, naming no key. */
-function describe(error: unknown): string {
-  if (error instanceof errors.JWTExpired) return 'assertion has expired';
-  if (error instanceof errors.JWTClaimValidationFailed) return `assertion ${error.claim} is not valid`;
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
-    return 'assertion is not signed by the issuer';
-  }
-  // A key set that cannot be fetched fails closed, as an assertion this server cannot verify.
-  return 'assertion could not be verified';
 }

@@ -1,5 +1,7 @@
+import type { NamedAuthorizationRequestCheck } from './authorization-request.hooks.js';
 import type { JsonObject } from './json.types.js';
 import type { AuthorizationServerProofOfPossession } from './proof-of-possession.hooks.js';
+import type { TokenClaimsHook } from './token-claims.hooks.js';
 import type { TokenResponse } from './token-response.types.js';
 
 /**
@@ -130,6 +132,18 @@ export interface GrantContext {
    * @see https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation
    */
   verifyIdToken(token: string): Promise<JsonObject | undefined>;
+  /**
+   * The JWK Set at `jwksUri` (a trusted issuer's keys, for verifying its assertions), fetched by the host as it
+   * fetches a client's `jwks_uri`: through its SSRF guard, without redirects, within its size and time limits, and
+   * cached for the document's HTTP lifetime within its bounds. Only asymmetric public keys are returned. When `kid`
+   * names a key the cached set lacks, the host fetches the set again (at most once per cooldown), so an issuer's
+   * key rotation is picked up. Throws when the set cannot be fetched or holds no usable key. Hosts should provide
+   * it; without it, keys at a `jwks_uri` cannot be had and such assertions are refused.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
+   * @see https://www.rfc-editor.org/rfc/rfc7523#section-3
+   */
+  readonly fetchJwks?: (jwksUri: string, kid?: string) => Promise<JsonObject>;
 }
 
 /**
@@ -250,75 +264,6 @@ export interface ClientEstablishingGrantRegistration extends GrantRegistrationBa
 export type GrantRegistration = AuthenticatedGrantRegistration | ClientEstablishingGrantRegistration;
 
 /**
- * An authorization request as the host has parsed it (RFC 6749 section 4.1.1), for extension checks.
- *
- * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
- */
-export interface AuthorizationRequest {
-  /** Every parameter except `resource`, each sent once (RFC 6749 section 3.1). */
-  readonly params: Readonly<Record<string, string>>;
-  /** Every `resource` parameter, in request order (RFC 8707 section 2). */
-  readonly resources: readonly string[];
-  readonly client: RegisteredClient;
-}
-
-/**
- * What the host knows when it runs the authorization request checks.
- *
- * @see https://www.rfc-editor.org/rfc/rfc6749#section-3.1
- */
-export interface AuthorizationRequestContext {
-  readonly issuer: string;
-  readonly revision: string;
-}
-
-/**
- * One extra check of an authorization request. It returns to accept and throws to reject; the host maps what is
- * thrown to an RFC 6749 section 4.1.2.1 error response, exactly as for its own checks.
- *
- * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1
- */
-export type AuthorizationRequestCheck = (
-  request: AuthorizationRequest,
-  context: AuthorizationRequestContext,
-) => void | Promise<void>;
-
-/**
- * A named authorization request check; the name identifies it in logs and in the composed list.
- *
- * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
- */
-export interface NamedAuthorizationRequestCheck {
-  readonly name: string;
-  readonly check: AuthorizationRequestCheck;
-}
-
-/**
- * What the host knows when it mints an access token.
- *
- * @see https://www.rfc-editor.org/rfc/rfc9068#section-2.2
- */
-export interface TokenClaimsContext {
-  readonly issuer: string;
-  readonly revision: string;
-  /** The `grant_type` that led to this token. */
-  readonly grantType: string;
-  readonly clientId: string;
-  readonly subject: string;
-  readonly scope: readonly string[];
-  readonly resources: readonly string[];
-}
-
-/**
- * Returns extra access token claims. It may never set a registered claim (see `RESERVED_TOKEN_CLAIMS`): the
- * registry checks every call and throws `reserved_claim`.
- *
- * @see https://www.rfc-editor.org/rfc/rfc9068#section-2.2
- * @see https://www.rfc-editor.org/rfc/rfc7519#section-4.1
- */
-export type TokenClaimsHook = (context: TokenClaimsContext) => JsonObject | Promise<JsonObject>;
-
-/**
  * The authorization server side of an extension. Every hook is optional and only adds to what the host does.
  *
  * @see https://www.rfc-editor.org/rfc/rfc8414#section-2
@@ -341,7 +286,10 @@ export interface AuthorizationServerHooks {
    * when every one of them lists it.
    */
   readonly selfRegistrableGrantTypes?: readonly string[];
-  /** Extra authorization request checks, run in this order after the host's own. */
+  /**
+   * Extra authorization request checks, run in this order after the host's own; what they return is attached to
+   * the authorization, for this extension's `tokenClaims`.
+   */
   readonly authorizationRequestChecks?: readonly NamedAuthorizationRequestCheck[];
   /** Extra access token claims (RFC 9068 section 2.2). */
   readonly tokenClaims?: TokenClaimsHook;

@@ -14,6 +14,8 @@
  * - `reserved_claim`: an extension's token claims include a registered claim.
  * - `claim_conflict`: two extensions contribute one token claim.
  * - `proof_of_possession_conflict`: two extensions provide proof of possession on one side.
+ * - `invalid_module`: a module named to the host does not default-export an extension or a factory of one, or its
+ *   factory failed.
  *
  * @see https://modelcontextprotocol.io/extensions/overview
  */
@@ -30,7 +32,8 @@ export type ExtensionRegistryErrorCode =
   | 'grant_strategy_conflict'
   | 'reserved_claim'
   | 'claim_conflict'
-  | 'proof_of_possession_conflict';
+  | 'proof_of_possession_conflict'
+  | 'invalid_module';
 
 /**
  * Thrown when extensions cannot be composed, or when a per-call contribution (dynamic metadata, token claims,

@@ -8,6 +8,7 @@ const CLAIMS_CONTEXT = {
   ...AS_CONTEXT,
   grantType: 'authorization_code',
   clientId: 'c',
+  client: { clientId: 'c', metadata: {} },
   subject: 's',
   scope: [],
   resources: [],

@@ -124,6 +124,7 @@ describe('ExtensionRegistry composing two extensions', () => {
     const claimsContext = {
       ...AS_CONTEXT,
       clientId: 'client-1',
+      client: CLIENT,
       subject: 'user-1',
       scope: ['mcp:read'],
       resources: ['https://mcp.example.com'],
@@ -278,6 +279,7 @@ describe('ExtensionRegistry with nothing to compose', () => {
         ...AS_CONTEXT,
         grantType: 'authorization_code',
         clientId: 'c',
+        client: { clientId: 'c', metadata: {} },
         subject: 's',
         scope: [],
         resources: [],

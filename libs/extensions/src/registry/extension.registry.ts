@@ -1,24 +1,15 @@
-import { RESERVED_CHALLENGE_PARAMETERS } from '../checks/challenge-parameter.check.js';
-import { RESERVED_GRANT_TYPES } from '../checks/grant-type.check.js';
-import { isJsonValue, isPlainObject } from '../checks/json-value.check.js';
-import {
-  RESERVED_AUTHORIZATION_SERVER_METADATA,
-  RESERVED_RESOURCE_METADATA,
-} from '../checks/metadata-field.check.js';
-import { RESERVED_TOKEN_CLAIMS } from '../checks/token-claim.check.js';
+import { isPlainObject } from '../checks/json-value.check.js';
+import type {
+  AuthorizationServerMetadataContext,
+  GrantHandler,
+  GrantSelectionRequest,
+} from '../contracts/authorization-server.hooks.js';
 import type {
   AuthorizationRequest,
   AuthorizationRequestCheck,
   AuthorizationRequestContext,
-  AuthorizationServerMetadataContext,
-  ClientEstablishingGrantHandler,
-  GrantHandler,
-  GrantRegistration,
-  GrantSelectionRequest,
-  MetadataContribution,
-  TokenClaimsContext,
-  TokenClaimsHook,
-} from '../contracts/authorization-server.hooks.js';
+  ExtensionAttachments,
+} from '../contracts/authorization-request.hooks.js';
 import type { ClientGrantStrategy } from '../contracts/client.hooks.js';
 import type {
   AuthorizationServerProofOfPossession,
@@ -27,17 +18,29 @@ import type {
 } from '../contracts/proof-of-possession.hooks.js';
 import type { Extension, ExtensionSummary } from '../contracts/extension.contract.js';
 import type { JsonObject, JsonValue } from '../contracts/json.types.js';
-import type {
-  ChallengeContext,
-  ChallengeParametersContribution,
-  ResourceMetadataContext,
-} from '../contracts/resource-server.hooks.js';
-import { mergeContributions, type MergeRule, type NamedContribution } from './contribution.merge.js';
-import { ExtensionRegistryError } from './extension-registry.error.js';
+import type { TokenClaimsHook, TokenClaimsRequest } from '../contracts/token-claims.hooks.js';
+import type { ChallengeContext, ResourceMetadataContext } from '../contracts/resource-server.hooks.js';
+import { mergeContributions, type NamedContribution } from './contribution.merge.js';
+import {
+  addSource,
+  AS_METADATA,
+  assertJsonFields,
+  build,
+  CHALLENGE_PARAMETERS,
+  failFor,
+  RESOURCE_METADATA,
+  staticOnly,
+  TOKEN_CLAIMS,
+  type Source,
+} from './contribution.sources.js';
 import { cloneJson } from './json.clone.js';
-import { assertChallengeParameter, type Fail } from './extension-shape.check.js';
+import { assertChallengeParameter } from './extension-shape.check.js';
 import { checkIds, checkRequirements } from './composition.check.js';
+import { claimGrantType, registeredGrant, type RegisteredGrant } from './grant-registration.js';
 import { orderByRequirements } from './requirement.order.js';
+import { claimName, claimProof, type Owned } from './single-owner.claim.js';
+
+export type { RegisteredGrant } from './grant-registration.js';
 
 /**
  * An authorization request check in the composed list, with the extension it comes from.
@@ -61,57 +64,6 @@ export interface RegisteredClientGrantStrategy {
   readonly strategy: ClientGrantStrategy;
 }
 
-interface RegisteredGrantBase {
-  readonly extensionId: string;
-  readonly grantType: string;
-  /** Whether the registration has `accepts`, so that other extensions may register the grant type too. */
-  readonly shared: boolean;
-  /** The registration's `accepts`; one that takes every request when it has none. */
-  readonly accepts: (request: GrantSelectionRequest) => boolean;
-}
-
-/**
- * One extension's registration of a grant type, as the host dispatches to it.
- *
- * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.5
- */
-export type RegisteredGrant = RegisteredGrantBase &
-  (
-    | { readonly establishesClient: false; readonly handle: GrantHandler }
-    | { readonly establishesClient: true; readonly handle: ClientEstablishingGrantHandler }
-  );
-
-interface Source<C, V> {
-  readonly extensionId: string;
-  readonly contribution: Readonly<Record<string, V>> | ((context: C) => Readonly<Record<string, V>>);
-}
-
-const AS_METADATA: MergeRule = {
-  what: 'authorization server metadata field',
-  reserved: RESERVED_AUTHORIZATION_SERVER_METADATA,
-  reservedCode: 'metadata_conflict',
-  conflictCode: 'metadata_conflict',
-};
-const RESOURCE_METADATA: MergeRule = {
-  what: 'protected resource metadata field',
-  reserved: RESERVED_RESOURCE_METADATA,
-  reservedCode: 'metadata_conflict',
-  conflictCode: 'metadata_conflict',
-};
-const CHALLENGE_PARAMETERS: MergeRule = {
-  what: 'challenge parameter',
-  reserved: RESERVED_CHALLENGE_PARAMETERS,
-  reservedCode: 'challenge_parameter_conflict',
-  conflictCode: 'challenge_parameter_conflict',
-  normalise: (name) => name.toLowerCase(),
-};
-const TOKEN_CLAIMS: MergeRule = {
-  what: 'token claim',
-  reserved: RESERVED_TOKEN_CLAIMS,
-  reservedCode: 'reserved_claim',
-  conflictCode: 'claim_conflict',
-};
-
 /**
  * Composes extensions and answers for all of them at once. Composition checks everything that can be known
  * before a request: ids, versions, requirements, the shape of every hook, and the ownership of every grant type,
@@ -126,6 +78,8 @@ const TOKEN_CLAIMS: MergeRule = {
  */
 export class ExtensionRegistry {
   readonly #extensions: readonly ExtensionSummary[];
+  /** The extensions as given, in the registry's order, for {@link ExtensionRegistry.with}. */
+  readonly #composed: readonly Extension[];
   readonly #grants = new Map<string, RegisteredGrant[]>();
   readonly #notSelfRegistrable = new Set<string>();
   readonly #checks: RegisteredAuthorizationRequestCheck[] = [];
@@ -145,6 +99,7 @@ export class ExtensionRegistry {
   constructor(extensions: Iterable<Extension>) {
     const ordered = orderByRequirements(checkRequirements(checkIds(Array.from(extensions))));
     this.#extensions = Object.freeze(ordered.map(({ id, version }) => Object.freeze({ id, version })));
+    this.#composed = Object.freeze(ordered.map(({ extension }) => extension));
     const strategyOwners = new Map<string, string>();
     for (const { id, extension } of ordered) {
       const as = extension.authorizationServer;
@@ -191,6 +146,19 @@ export class ExtensionRegistry {
    */
   static compose(extensions: Iterable<Extension>): ExtensionRegistry {
     return new ExtensionRegistry(extensions);
+  }
+
+  /**
+   * A new registry of this one's extensions and `more` (extensions, or another registry's), composed under the same
+   * checks: how a host adds what its embedding code passes to what its configuration names. This registry is
+   * unchanged.
+   *
+   * @throws ExtensionRegistryError when the union cannot be composed (two with one id, a conflict, ...).
+   * @see https://modelcontextprotocol.io/extensions/overview
+   */
+  with(more: ExtensionRegistry | Iterable<Extension>): ExtensionRegistry {
+    const added = more instanceof ExtensionRegistry ? more.#composed : Array.from(more);
+    return new ExtensionRegistry([...this.#composed, ...added]);
   }
 
   /**
@@ -290,28 +258,44 @@ export class ExtensionRegistry {
 
   /**
    * Runs `authorizationRequestChecks()` one after the other; the first that throws stops the run, and what it
-   * threw is rethrown unchanged for the host to map.
+   * threw is rethrown unchanged for the host to map. Returns what the checks attached, by extension id, for the
+   * host to keep with the authorization and give back to `tokenClaims`.
    *
+   * @throws ExtensionRegistryError `invalid_contribution` when a check returns something other than nothing or a
+   *   plain object of JSON values.
    * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1
    */
   async runAuthorizationRequestChecks(
     request: AuthorizationRequest,
     context: AuthorizationRequestContext,
-  ): Promise<void> {
-    for (const { check } of this.#checks) await check(request, context);
+  ): Promise<ExtensionAttachments> {
+    const attachments: Record<string, JsonObject> = {};
+    for (const { extensionId, name, check } of this.#checks) {
+      const attached: unknown = await check(request, context);
+      if (attached === undefined) continue;
+      assertJsonFields(
+        attached,
+        failFor(extensionId, `authorizationServer.authorizationRequestChecks ${name}`),
+      );
+      attachments[extensionId] = mergeInto(attachments[extensionId] ?? {}, attached);
+    }
+    return cloneJson(attachments);
   }
 
   /**
-   * The extra claims of one access token, every extension's merged, as a new object. Checked on every call: a
-   * registered claim is refused (`reserved_claim`), and so is a claim two extensions set (`claim_conflict`).
+   * The extra claims of one access token, every extension's merged, as a new object. Each hook gets the shared
+   * context and its own extension's attachments (a copy). Checked on every call: a registered claim is refused
+   * (`reserved_claim`), and so is a claim two extensions set (`claim_conflict`).
    *
    * @throws ExtensionRegistryError `reserved_claim`, `claim_conflict` or `invalid_contribution`.
    * @see https://www.rfc-editor.org/rfc/rfc9068#section-2.2
    */
-  async tokenClaims(context: TokenClaimsContext): Promise<Record<string, JsonValue>> {
+  async tokenClaims(request: TokenClaimsRequest): Promise<Record<string, JsonValue>> {
+    const { attachments = {}, ...shared } = request;
     const contributions: NamedContribution<JsonValue>[] = [];
     for (const { extensionId, hook } of this.#tokenClaims) {
-      const claims: unknown = await hook(context);
+      const own = Object.hasOwn(attachments, extensionId) ? attachments[extensionId] : undefined;
+      const claims: unknown = await hook({ ...shared, attachments: own ? cloneJson(own) : {} });
       assertJsonFields(claims, failFor(extensionId, 'authorizationServer.tokenClaims'));
       contributions.push({ extensionId, fields: claims });
     }
@@ -392,166 +376,10 @@ export class ExtensionRegistry {
   }
 }
 
-interface Owned<H> {
-  readonly extensionId: string;
-  readonly hooks: H;
-}
-
-/** One side's proof of possession: a request has one `Authorization` scheme, so one extension may provide it. */
-function claimProof<H extends object>(
-  current: Owned<H> | undefined,
-  extensionId: string,
-  hooks: H | undefined,
-  side: string,
-): Owned<H> | undefined {
-  if (hooks === undefined) return current;
-  if (current !== undefined) {
-    throw new ExtensionRegistryError(
-      'proof_of_possession_conflict',
-      `Extensions ${current.extensionId} and ${extensionId} both provide proof of possession on the ${side} side.`,
-      [current.extensionId, extensionId],
-    );
+/** Adds `fields` to `target` as own data properties (a member named `__proto__` stays a member), replacing any. */
+function mergeInto(target: JsonObject, fields: JsonObject): JsonObject {
+  for (const [name, value] of Object.entries(fields)) {
+    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
   }
-  return { extensionId, hooks };
-}
-
-function registeredGrant(
-  extensionId: string,
-  grantType: string,
-  contribution: GrantHandler | GrantRegistration,
-): RegisteredGrant {
-  if (typeof contribution === 'function') {
-    return Object.freeze({
-      extensionId,
-      grantType,
-      shared: false,
-      accepts: () => true,
-      establishesClient: false,
-      handle: contribution,
-    });
-  }
-  const { accepts } = contribution;
-  const base = {
-    extensionId,
-    grantType,
-    shared: accepts !== undefined,
-    accepts:
-      accepts === undefined ? () => true : (request: GrantSelectionRequest) => accepts(request) === true,
-  };
-  return Object.freeze(
-    contribution.establishesClient === true
-      ? { ...base, establishesClient: true, handle: contribution.handle }
-      : { ...base, establishesClient: false, handle: contribution.handle },
-  );
-}
-
-/**
- * Adds a grant type registration: a grant type the host keeps is refused, and so is a second registration of one
- * grant type unless every registration of it is shared (has `accepts`).
- */
-function claimGrantType(grants: Map<string, RegisteredGrant[]>, registration: RegisteredGrant): void {
-  const { extensionId, grantType } = registration;
-  if (RESERVED_GRANT_TYPES.has(grantType)) {
-    throw new ExtensionRegistryError(
-      'grant_type_conflict',
-      `Extension ${extensionId} claims the grant type ${grantType}, which extensions may not handle.`,
-      [extensionId],
-      grantType,
-    );
-  }
-  const registrations = grants.get(grantType);
-  if (registrations === undefined) {
-    grants.set(grantType, [registration]);
-    return;
-  }
-  const unshared = [...registrations, registration].find((each) => !each.shared);
-  if (unshared !== undefined) {
-    const owner = (registrations[0] as RegisteredGrant).extensionId;
-    throw new ExtensionRegistryError(
-      'grant_type_conflict',
-      `Extensions ${owner} and ${extensionId} both claim the grant type ${grantType}, and ${unshared.extensionId} does not share it (a grant type is shared only when every registration of it has accepts).`,
-      [owner, extensionId],
-      grantType,
-    );
-  }
-  registrations.push(registration);
-}
-
-function claimName(
-  owners: Map<string, string>,
-  name: string,
-  extensionId: string,
-  code: 'grant_type_conflict' | 'grant_strategy_conflict',
-  what: string,
-  reserved: ReadonlySet<string> = new Set(),
-): void {
-  if (reserved.has(name)) {
-    throw new ExtensionRegistryError(
-      code,
-      `Extension ${extensionId} claims the ${what} ${name}, which extensions may not handle.`,
-      [extensionId],
-      name,
-    );
-  }
-  const owner = owners.get(name);
-  if (owner !== undefined) {
-    throw new ExtensionRegistryError(
-      code,
-      `Extensions ${owner} and ${extensionId} both claim the ${what} ${name}.`,
-      [owner, extensionId],
-      name,
-    );
-  }
-  owners.set(name, extensionId);
-}
-
-function addSource<C, V>(
-  sources: Source<C, V>[],
-  extensionId: string,
-  contribution: MetadataContribution<C> | ChallengeParametersContribution | undefined,
-): void {
-  if (contribution === undefined) return;
-  sources.push({
-    extensionId,
-    contribution:
-      typeof contribution === 'function'
-        ? (contribution as (context: C) => Readonly<Record<string, V>>)
-        : Object.freeze(cloneJson(contribution as JsonObject) as Record<string, V>),
-  });
-}
-
-function* staticOnly<C, V>(sources: readonly Source<C, V>[]): Generator<NamedContribution<V>> {
-  for (const { extensionId, contribution } of sources) {
-    if (typeof contribution !== 'function') yield { extensionId, fields: contribution };
-  }
-}
-
-function build<C, V extends JsonValue>(
-  rule: MergeRule,
-  sources: readonly Source<C, V>[],
-  context: C,
-  where: string,
-  assertFields: (fields: unknown, fail: Fail) => asserts fields is Record<string, V>,
-): Record<string, V> {
-  const contributions = sources.map(({ extensionId, contribution }): NamedContribution<V> => {
-    if (typeof contribution !== 'function') return { extensionId, fields: contribution };
-    const fields: unknown = contribution(context);
-    assertFields(fields, failFor(extensionId, where));
-    return { extensionId, fields };
-  });
-  return cloneJson(mergeContributions(rule, contributions));
-}
-
-function assertJsonFields(fields: unknown, fail: Fail): asserts fields is JsonObject {
-  if (!isPlainObject(fields) || !isJsonValue(fields)) throw fail('not a plain object of JSON values.');
-}
-
-function failFor(extensionId: string, where: string): Fail {
-  return (message, subject) =>
-    new ExtensionRegistryError(
-      'invalid_contribution',
-      `Extension ${extensionId}: ${where} returned an invalid value: ${message}`,
-      [extensionId],
-      subject,
-    );
+  return target;
 }

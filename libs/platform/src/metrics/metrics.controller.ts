@@ -1,5 +1,5 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
+import { constantTimeEqual } from '@portcullis/protocol';
 import type { FastifyReply } from 'fastify';
 import type { Registry } from 'prom-client';
 import { METRICS_REGISTRY } from './metrics.js';
@@ -16,13 +16,13 @@ export const METRICS_TOKEN = 'portcullis:metrics-token';
  */
 @Controller()
 export class MetricsController {
-  readonly #token: Buffer | undefined;
+  readonly #token: string | undefined;
 
   constructor(
     @Inject(METRICS_REGISTRY) private readonly registry: Registry,
     @Inject(METRICS_TOKEN) token: string | undefined,
   ) {
-    this.#token = token === undefined ? undefined : digest(token);
+    this.#token = token;
   }
 
   @Get('metrics')
@@ -33,7 +33,7 @@ export class MetricsController {
     reply.header('cache-control', 'no-store');
     if (this.#token) {
       const presented = /^Bearer ([\x21-\x7e]+)$/i.exec(authorization ?? '')?.[1];
-      if (presented === undefined || !timingSafeEqual(digest(presented), this.#token)) {
+      if (presented === undefined || !constantTimeEqual(presented, this.#token)) {
         reply
           .status(401)
           .header('www-authenticate', 'Bearer realm="metrics"')
@@ -44,9 +44,4 @@ export class MetricsController {
     reply.type(this.registry.contentType);
     return this.registry.metrics();
   }
-}
-
-/** Compared as SHA-256 digests: equal lengths for timingSafeEqual, whatever was presented. */
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
 }

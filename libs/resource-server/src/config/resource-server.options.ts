@@ -64,10 +64,14 @@ export interface TokenOptions {
     /**
      * After a fetch, how long an unknown `kid` waits before it may trigger another one; meanwhile it is
      * `invalid_token`. Keep it shorter than the time the authorization server publishes a key before signing with it
-     * (Portcullis: its `SIGNING_KEY_ACTIVATION_DELAY` allows for 30 s). Default 30000 ms (jose's), at most 300000.
+     * (Portcullis: its `SIGNING_KEY_ACTIVATION_DELAY` allows for 30 s). Default 30000 ms (jose's), at most 300000;
+     * under 1000 ms, 1000 ms is kept (so `0` cannot make every unknown `kid` a fetch).
      */
     readonly cooldownMs?: number;
-    /** How long fetched keys are used before they are fetched again. Default 600000 ms. */
+    /**
+     * How long fetched keys are used before they are fetched again (less when the key set's `Cache-Control` says
+     * so, but never under the cooldown nor under 1000 ms). Default 600000 ms.
+     */
     readonly cacheMaxAgeMs?: number;
     /**
      * How much longer the keys held keep verifying while they cannot be fetched again (the authorization server is

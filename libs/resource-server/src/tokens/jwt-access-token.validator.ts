@@ -15,16 +15,24 @@
  *    confirmation, which the guard checks a proof of possession against (RFC 9449 Section 7).
  * 10. The signature, with the issuer's JWK set (discovered from its metadata), jose re-applying 2-7 to the
  *    verified payload as a second line of defence. A `kid` the set does not hold is `invalid_token` once the set
- *    tells it is absent, fetched again first when it may be (at most once per cooldown); a token without `kid`
- *    that several keys could verify is `invalid_token` (jose's `JWKSMultipleMatchingKeys`). Only a key set that
- *    cannot be fetched is a 503 (`keys/remote-key-set.ts`).
+ *    tells it is absent, fetched again first when it may be (at most once per cooldown). A token without `kid`
+ *    (RFC 7515 Section 4.1.4: optional) is tried with each key of the set that its `alg` could use (jose's
+ *    `JWKSMultipleMatchingKeys` candidates: the right `kty`, `alg`, curve and `use`), at most
+ *    {@link MAX_CANDIDATE_KEYS}, since an authorization server publishes two keys while it rotates (OpenID Connect
+ *    Core 10.1.1); with more it is `invalid_token` untried (a token must not cost a signature check per published
+ *    key). One that no key held verifies is treated as a token under an unknown `kid`. Only a key set that cannot
+ *    be fetched is a 503 (`keys/remote-key-set.ts`).
  */
-import { Inject, Injectable } from '@nestjs/common';
-import { jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  jwtVerify,
+  type CryptoKey,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+} from 'jose';
 import { parseScope } from '@portcullis/protocol';
 import type { AuthInfo } from '../auth/auth-info.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
-import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
 import { audiencesOf, checkAudience } from './checks/audience.check.js';
 import { checkConfirmation, confirmationOf } from './checks/confirmation.check.js';
 import { checkIssuer } from './checks/issuer.check.js';
@@ -52,7 +60,25 @@ const CLAIM_CHECKS: readonly TokenCheck[] = [
 
 // jose error codes that say something about the token itself; every other failure (no keys, a timeout, a broken
 // JWK set) says the key source is unavailable, which is not the client's fault and must not read as a bad token.
+/**
+ * How many keys a token without `kid` is tried with: the two of a rotation's overlap, and one more (a key staged
+ * while the previous one is still published).
+ */
+export const MAX_CANDIDATE_KEYS = 3;
+
+/** jose's error for a token without `kid` that several keys of the set could verify; it iterates them. */
+const MULTIPLE_MATCHING_KEYS = 'ERR_JWKS_MULTIPLE_MATCHING_KEYS';
+const SIGNATURE_FAILED = 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED';
+
+/** Refusal of a token without `kid` that more than {@link MAX_CANDIDATE_KEYS} keys could verify. */
+class TooManyCandidateKeys extends Error {
+  readonly code = 'ERR_PORTCULLIS_TOO_MANY_CANDIDATE_KEYS';
+}
+
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+
 const TOKEN_ERROR_CODES = new Set([
+  'ERR_PORTCULLIS_TOO_MANY_CANDIDATE_KEYS',
   'ERR_JWT_CLAIM_VALIDATION_FAILED',
   'ERR_JWT_EXPIRED',
   'ERR_JWT_INVALID',
@@ -70,15 +96,14 @@ const TOKEN_ERROR_CODES = new Set([
  * @see {@link https://www.rfc-editor.org/rfc/rfc9068#section-4 RFC 9068 Section 4}
  * @see {@link https://www.rfc-editor.org/rfc/rfc8725 RFC 8725 (JWT best current practices)}
  */
-@Injectable()
 export class JwtAccessTokenValidator {
   // One key set per jwks_uri: the keys, stale-if-error refreshes, the cooldown between refetches for an unknown
   // `kid`, and the coalescing of concurrent fetches (keys/remote-key-set.ts).
   readonly #keySets = new Map<string, RemoteKeySet>();
 
   constructor(
-    @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
-    @Inject(AuthorizationServerDirectory) private readonly directory: AuthorizationServerDirectory,
+    private readonly config: ResourceServerConfig,
+    private readonly directory: AuthorizationServerDirectory,
   ) {}
 
   /**
@@ -99,11 +124,15 @@ export class JwtAccessTokenValidator {
     try {
       payload = await this.verify(token, await keySet.keys(), issuer);
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'ERR_JWKS_NO_MATCHING_KEY')
-        throw this.failure(error, issuer);
-      // A key the set does not hold: absent if the set tells (fetched after the token was issued, or within the
-      // cooldown), else fetched again, once, to tell. The latest the token can have been issued, on this server's
-      // clock: `iat` is in whole seconds, and the clocks may differ by the skew allowed.
+      // A kid the set does not hold, or no kid and no key held that verifies the signature: a key the set does not
+      // hold, possibly.
+      const unknownKey =
+        codeOf(error) === 'ERR_JWKS_NO_MATCHING_KEY' ||
+        (codeOf(error) === SIGNATURE_FAILED && header['kid'] === undefined);
+      if (!unknownKey) throw this.failure(error, issuer);
+      // Absent if the set tells (fetched after the token was issued, or within the cooldown), else fetched again,
+      // once, to tell. The latest the token can have been issued, on this server's clock: `iat` is in whole
+      // seconds, and the clocks may differ by the skew allowed.
       const issuedAt =
         typeof claims['iat'] === 'number'
           ? (claims['iat'] + 1 + this.config.tokens.clockSkewSeconds) * 1000
@@ -119,15 +148,51 @@ export class JwtAccessTokenValidator {
     return toAuthInfo(payload, issuer);
   }
 
+  /**
+   * Verifies with the key of the token's `kid`, or, for a token without one that several keys could verify, with
+   * each of them (at most {@link MAX_CANDIDATE_KEYS}) until one does.
+   */
   private async verify(token: string, keys: JWTVerifyGetKey, issuer: string): Promise<JWTPayload> {
-    const { payload } = await jwtVerify(token, keys, {
+    try {
+      return await this.verifyWith(token, keys, issuer);
+    } catch (error) {
+      if (codeOf(error) !== MULTIPLE_MATCHING_KEYS || !isAsyncIterable(error)) throw error;
+      const candidates: CryptoKey[] = [];
+      for await (const key of error as AsyncIterable<CryptoKey>) {
+        candidates.push(key);
+        if (candidates.length > MAX_CANDIDATE_KEYS) throw new TooManyCandidateKeys();
+      }
+      let failure: unknown = error;
+      for (const key of candidates) {
+        try {
+          return await this.verifyWith(token, key, issuer);
+        } catch (attempt) {
+          // Another key's signature: try the next. Anything else (the claims, once a key verified) is the answer.
+          if (codeOf(attempt) !== SIGNATURE_FAILED) throw attempt;
+          failure = attempt;
+        }
+      }
+      throw failure;
+    }
+  }
+
+  private async verifyWith(
+    token: string,
+    keys: JWTVerifyGetKey | CryptoKey,
+    issuer: string,
+  ): Promise<JWTPayload> {
+    const options: JWTVerifyOptions = {
       algorithms: [...this.config.tokens.algorithms],
       typ: 'at+jwt',
       issuer,
       audience: this.config.resource,
       clockTolerance: this.config.tokens.clockSkewSeconds,
       requiredClaims: ['exp', 'iat', 'sub', 'jti'],
-    });
+    };
+    const { payload } =
+      typeof keys === 'function'
+        ? await jwtVerify(token, keys, options)
+        : await jwtVerify(token, keys, options);
     return payload;
   }
 
@@ -138,7 +203,10 @@ export class JwtAccessTokenValidator {
       return invalidToken(
         code === 'ERR_JWKS_NO_MATCHING_KEY'
           ? 'The access token is signed with a key this resource does not know.'
-          : 'The access token signature or claims could not be verified.',
+          : code === 'ERR_PORTCULLIS_TOO_MANY_CANDIDATE_KEYS'
+            ? `The access token names no key (kid), and more than ${MAX_CANDIDATE_KEYS} published keys could ` +
+              'verify it.'
+            : 'The access token signature or claims could not be verified.',
       );
     }
     return error instanceof UpstreamFetchError
@@ -169,6 +237,10 @@ export class JwtAccessTokenValidator {
     }
     return keySet;
   }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 }
 
 function toAuthInfo(payload: JWTPayload, issuer: string): AuthInfo {

@@ -13,12 +13,11 @@
  *   `invalid_token` (RFC 6750 Section 3.1), the authorization server being up.
  */
 import { createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
 import { OAuthError } from '@portcullis/protocol';
 import type { AuthInfo } from '../auth/auth-info.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
-import { RESOURCE_SERVER_CONFIG } from '../resource-server.constants.js';
 import { checkTokenShape, looksLikeJwt } from './checks/token-shape.check.js';
+import { AuthorizationServerDirectory } from './discovery/authorization-server-directory.js';
 import { UpstreamFetchError } from './discovery/fetch-json.js';
 import { KeySetUnavailableError } from './keys/remote-key-set.js';
 import { TokenIntrospector } from './introspection/token-introspector.js';
@@ -32,15 +31,16 @@ import { VerdictCache } from './verdict-cache.js';
  * @see {@link https://www.rfc-editor.org/rfc/rfc9068#section-4 RFC 9068 Section 4}
  * @see {@link https://www.rfc-editor.org/rfc/rfc7662#section-2 RFC 7662 Section 2}
  */
-@Injectable()
 export class TokenVerifier {
   readonly #cache: VerdictCache;
+  readonly #jwt: JwtAccessTokenValidator;
+  readonly #introspector: TokenIntrospector;
 
-  constructor(
-    @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
-    @Inject(JwtAccessTokenValidator) private readonly jwt: JwtAccessTokenValidator,
-    @Inject(TokenIntrospector) private readonly introspector: TokenIntrospector,
-  ) {
+  /** One verifier per resource: its discovery, key sets and verdict cache are shared by every request. */
+  constructor(private readonly config: ResourceServerConfig) {
+    const directory = new AuthorizationServerDirectory(config);
+    this.#jwt = new JwtAccessTokenValidator(config, directory);
+    this.#introspector = new TokenIntrospector(config, directory);
     this.#cache = new VerdictCache(config.tokens.cacheMaxEntries, config.tokens.cacheTtlSeconds);
   }
 
@@ -64,7 +64,7 @@ export class TokenVerifier {
     const { mode } = this.config.tokens;
     const introspect = mode === 'introspection' || (mode === 'auto' && !looksLikeJwt(token));
     try {
-      return introspect ? await this.introspector.introspect(token) : await this.jwt.validate(token);
+      return introspect ? await this.#introspector.introspect(token) : await this.#jwt.validate(token);
     } catch (error) {
       if (error instanceof OAuthError) throw error;
       if (error instanceof UpstreamFetchError) {

@@ -1,3 +1,4 @@
+import { Controller, Get } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 import { bearer, bearerChallengeOf } from '../support/http.js';
@@ -7,6 +8,15 @@ const RESOURCE = 'http://127.0.0.1:9/api';
 const METADATA_PATH = '/.well-known/oauth-protected-resource/api';
 const APP_ORIGIN = 'https://app.example';
 const EVIL_ORIGIN = 'https://evil.example';
+
+/** A route of the host app outside the resource (`/api`): its operations page, say. */
+@Controller('internal')
+class InternalController {
+  @Get('status')
+  status(): { up: true } {
+    return { up: true };
+  }
+}
 
 /** Every `Access-Control-*` header of a response: none at all is what a refused origin must see. */
 function corsHeaders(response: Response): Record<string, string> {
@@ -29,12 +39,15 @@ describe('CORS for the configured browser origins', () => {
 
   beforeAll(async () => {
     as = await startTestAuthorizationServer({ audience: RESOURCE });
-    app = await startProtectedTestApp({
-      resource: RESOURCE,
-      authorizationServers: [as.issuer],
-      scopesSupported: ['notes:read', 'notes:write'],
-      browserOrigins: { origins: [APP_ORIGIN] },
-    });
+    app = await startProtectedTestApp(
+      {
+        resource: RESOURCE,
+        authorizationServers: [as.issuer],
+        scopesSupported: ['notes:read', 'notes:write'],
+        browserOrigins: { origins: [APP_ORIGIN] },
+      },
+      { controllers: [InternalController] },
+    );
   });
   afterAll(async () => {
     await app?.close();
@@ -120,6 +133,21 @@ describe('CORS for the configured browser origins', () => {
       const other = await fetch(`${app.url}/api/me`, { headers: { origin: spelling } });
       expect(corsHeaders(other)).toEqual({});
     }
+  });
+
+  it("grants nothing on the host app's routes outside the resource, nor answers their preflights", async () => {
+    const outside = await fetch(`${app.url}/internal/status`, { headers: { origin: APP_ORIGIN } });
+    expect(outside.status).toBe(200);
+    expect(corsHeaders(outside)).toEqual({});
+    const outsidePreflight = await preflight(`${app.url}/internal/status`, APP_ORIGIN);
+    expect(outsidePreflight.status).not.toBe(204);
+    expect(corsHeaders(outsidePreflight)).toEqual({});
+    // A path that merely begins with the resource's is another route.
+    const lookalike = await fetch(`${app.url}/apix/me`, { headers: { origin: APP_ORIGIN } });
+    expect(corsHeaders(lookalike)).toEqual({});
+    // The resource itself and what lies under it keep the grant.
+    const under = await fetch(`${app.url}/api/me?x=1`, { headers: { origin: APP_ORIGIN } });
+    expect(under.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
   });
 
   it('adds nothing to a request without an Origin, as non-browser clients send', async () => {

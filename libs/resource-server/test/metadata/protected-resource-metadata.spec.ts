@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { defineExtension, ExtensionRegistry } from '@portcullis/extensions';
 import { ProtectedResourceMetadataSchema } from '@portcullis/metadata';
-import { ResourceServerConfigError, ResourceServerModule } from '../../src/index.js';
+import { ResourceServerConfigError } from '../../src/index.js';
+import { ResourceServerModule } from '../../src/nest/index.js';
 import { bearerChallengeOf } from '../support/http.js';
 import { startProtectedTestApp, type ProtectedTestApp } from '../support/protected-test-app.js';
 

@@ -1,21 +1,33 @@
 /**
  * A small Nest app on Fastify that imports `ResourceServerModule` the way a real app does, with routes for each
- * way of protecting one, listening on a random loopback port.
+ * way of protecting one, listening on a random loopback port. Like the Portcullis protected server, it answers every
+ * error in the RFC 6750 format by providing `ResourceServerExceptionFilter` as its `APP_FILTER`, unless asked not to
+ * (a host app with error handling of its own).
  */
 import 'reflect-metadata';
-import { Body, Controller, Get, Injectable, Module, Post, type LoggerService } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import {
+  Body,
+  Controller,
+  Get,
+  Injectable,
+  Module,
+  Post,
+  type LoggerService,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
+import { APP_FILTER, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AuthInfo, ResourceServerOptions } from '../../src/index.js';
 import {
   CurrentAuth,
   Protected,
   RequireScopes,
   ResolveScopes,
+  ResourceServerExceptionFilter,
   ResourceServerModule,
-  type AuthInfo,
   type RequiredScopesResolver,
-  type ResourceServerOptions,
-} from '../../src/index.js';
+} from '../../src/nest/index.js';
 
 /** Needs `reports:write` for a body `{ "action": "write" }`, nothing beyond a valid token otherwise. */
 @Injectable()
@@ -78,21 +90,26 @@ export interface ProtectedTestApp {
   close(): Promise<void>;
 }
 
-export async function startProtectedTestApp(options: ResourceServerOptions): Promise<ProtectedTestApp> {
+export async function startProtectedTestApp(
+  options: ResourceServerOptions,
+  app: { appFilter?: boolean; controllers?: Type<unknown>[] } = {},
+): Promise<ProtectedTestApp> {
+  const appFilter: Provider[] =
+    app.appFilter === false ? [] : [{ provide: APP_FILTER, useClass: ResourceServerExceptionFilter }];
   @Module({
     imports: [ResourceServerModule.forRoot(options)],
-    controllers: [TestController],
-    providers: [ActionScopes],
+    controllers: [TestController, ...(app.controllers ?? [])],
+    providers: [ActionScopes, ...appFilter],
   })
   class TestAppModule {}
 
   const logger = new CapturingLogger();
-  const app = await NestFactory.create<NestFastifyApplication>(TestAppModule, new FastifyAdapter(), {
+  const nest = await NestFactory.create<NestFastifyApplication>(TestAppModule, new FastifyAdapter(), {
     logger,
     abortOnError: false,
   });
-  await app.listen(0, '127.0.0.1');
-  const address = app.getHttpServer().address();
+  await nest.listen(0, '127.0.0.1');
+  const address = nest.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, logger, close: () => app.close() };
+  return { url: `http://127.0.0.1:${port}`, logger, close: () => nest.close() };
 }

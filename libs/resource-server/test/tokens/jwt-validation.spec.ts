@@ -50,6 +50,7 @@ async function stack(
 }
 
 const me = (app: ProtectedTestApp, token: string) => fetch(`${app.url}/api/me`, { headers: bearer(token) });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('JWT access token validation', () => {
   it('contacts the authorization server only when the first token needs its keys', async () => {
@@ -79,12 +80,14 @@ describe('JWT access token validation', () => {
   });
 
   it('serves a repeated token from its cache, with no key fetch and no signature check', async () => {
-    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 0 } } });
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 1_000 } } });
     const retired = as.key;
     const first = await as.mint();
     expect((await me(app, first)).status).toBe(200);
-    // Rotate, and let a token with the new key make the resource replace its key set with the new one only.
+    // Rotate, and past the cooldown let a token with the new key make the resource replace its key set with the new
+    // one only.
     await as.rotate();
+    await sleep(1_100);
     expect((await me(app, await as.mint())).status).toBe(200);
     const fetches = as.hits(PATHS.jwks);
     // Verifying again would fail: the old key is gone. The cached verdict answers, without any fetch.
@@ -138,9 +141,9 @@ describe('JWT access token validation', () => {
   });
 
   it('fetches the set again for an unknown kid past the cooldown, once, and refuses the key it still lacks', async () => {
-    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 300 } } });
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 1_000 } } });
     expect((await me(app, await as.mint())).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await sleep(1_100);
     const rogue = await as.mint({ key: await createSigningKey('unknown-kid') });
     await expectInvalidToken(await me(app, rogue), 'key this resource does not know');
     expect(as.hits(PATHS.jwks)).toBe(2);
@@ -161,12 +164,12 @@ describe('JWT access token validation', () => {
   });
 
   it('accepts a token signed with a key staged after its last fetch, fetching the set again past the cooldown', async () => {
-    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 200 } } });
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 1_000 } } });
     expect((await me(app, await as.mint())).status).toBe(200);
     const staged = await createSigningKey();
     as.publish(staged);
     // The authorization server signs with a staged key only after the resource servers' cooldown (and cache age).
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(1_100);
     expect((await me(app, await as.mint({ key: staged }))).status).toBe(200);
     expect(as.hits(PATHS.jwks)).toBe(2);
     // Another unknown kid right after that refetch is inside the new cooldown: 401 without a fetch.
@@ -175,10 +178,10 @@ describe('JWT access token validation', () => {
   });
 
   it('picks up a rotated key with one refetch once the cooldown has passed', async () => {
-    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 200 } } });
+    const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 1_000 } } });
     expect((await me(app, await as.mint())).status).toBe(200);
     await as.rotate();
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await sleep(1_100);
     expect((await me(app, await as.mint())).status).toBe(200);
     expect(as.hits(PATHS.jwks)).toBe(2);
   });
@@ -199,15 +202,54 @@ describe('JWT access token validation', () => {
     expect(as.hits('/attacker-jwks') + as.hits('/attacker-certificate')).toBe(0);
   });
 
-  it('refuses a token without kid when several published keys could verify it', async () => {
-    const { as, app } = await stack();
-    as.publish(await createSigningKey());
-    const response = await me(app, await as.mint({ header: { kid: undefined } }));
-    expect(response.status).toBe(401);
-    expect(bearerChallengeOf(response).params['error']).toBe('invalid_token');
-    // With the signing key alone in the set, the same token verifies (RFC 7515 4.1.4: kid is optional).
-    const { as: single, app: alone } = await stack();
-    expect((await me(alone, await single.mint({ header: { kid: undefined } }))).status).toBe(200);
+  describe('a token without kid (RFC 7515 Section 4.1.4: kid is optional)', () => {
+    const noKid = { kid: undefined };
+
+    it('verifies with either key of a rotation overlap, and refuses one no published key signed', async () => {
+      const { as, app } = await stack();
+      const retiring = as.key;
+      const before = await as.mint({ header: noKid });
+      // A rotation: the new key signs, the old one stays published until its tokens have expired.
+      await as.rotate();
+      as.publish(retiring);
+      const after = await as.mint({ header: noKid });
+      expect((await me(app, before)).status).toBe(200);
+      expect((await me(app, after)).status).toBe(200);
+      // Both verified from the one set fetched: the overlap costs no fetch.
+      expect(as.hits(PATHS.jwks)).toBe(1);
+      await expectInvalidToken(
+        await me(app, await as.mint({ key: await createSigningKey(), header: noKid })),
+        'could not be verified',
+      );
+    });
+
+    it('verifies with a key staged after the set was fetched, fetching the set again past the cooldown', async () => {
+      const { as, app } = await stack({ tokens: { jwks: { cooldownMs: 1_000 } } });
+      expect((await me(app, await as.mint({ header: noKid }))).status).toBe(200);
+      const staged = await createSigningKey();
+      as.publish(staged);
+      await sleep(1_100);
+      // The set held has one key, which does not verify the token: it may have been signed with a key published
+      // since, as with an unknown kid.
+      expect((await me(app, await as.mint({ key: staged, header: noKid }))).status).toBe(200);
+      expect(as.hits(PATHS.jwks)).toBe(2);
+      // Within the new cooldown, a token no published key signed costs no fetch.
+      expect((await me(app, await as.mint({ key: await createSigningKey(), header: noKid }))).status).toBe(
+        401,
+      );
+      expect(as.hits(PATHS.jwks)).toBe(2);
+    });
+
+    it('tries at most three candidate keys: with more, it is refused without a signature check', async () => {
+      const { as, app } = await stack();
+      for (let key = 0; key < 3; key += 1) as.publish(await createSigningKey());
+      await expectInvalidToken(
+        await me(app, await as.mint({ header: noKid })),
+        'names no key (kid), and more than 3',
+      );
+      // With a kid, the same key verifies.
+      expect((await me(app, await as.mint())).status).toBe(200);
+    });
   });
 
   it('fetches the key set again once the max-age the authorization server sends has passed, within its own bounds', async () => {
@@ -237,13 +279,13 @@ describe('JWT access token validation', () => {
 
   it('keeps validating tokens signed with known keys while the authorization server is away, past the cache age', async () => {
     const { as, app } = await stack({
-      tokens: { jwks: { cacheMaxAgeMs: 100, cooldownMs: 100 }, discovery: { maxAgeMs: 100 } },
+      tokens: { jwks: { cacheMaxAgeMs: 1_000, cooldownMs: 1_000 }, discovery: { maxAgeMs: 100 } },
     });
     const known = await as.mint();
     const later = await as.mint({ claims: { jti: 'another' } });
     expect((await me(app, known)).status).toBe(200);
     as.failJwks(500);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(1_100);
     // The keys and the metadata are past their age and cannot be fetched again: the ones held keep verifying.
     expect((await me(app, later)).status).toBe(200);
     // A key it never saw, the set held past the cooldown, cannot be checked while the key set fails: 503, not 401.
@@ -253,22 +295,62 @@ describe('JWT access token validation', () => {
   it('stops trusting the keys it holds once they are older than their age plus the stale-if-error bound', async () => {
     const { as, app } = await stack({
       tokens: {
-        jwks: { cacheMaxAgeMs: 100, staleIfErrorMs: 200, cooldownMs: 100 },
-        discovery: { maxAgeMs: 100 },
+        jwks: { cacheMaxAgeMs: 1_000, staleIfErrorMs: 200, cooldownMs: 1_000 },
+        discovery: { maxAgeMs: 100, failureBackoffMs: 0 },
       },
     });
     const token = await as.mint();
     const later = await as.mint({ claims: { jti: 'later' } });
     expect((await me(app, token)).status).toBe(200);
     as.failJwks(500);
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    await sleep(1_300);
     const refused = await me(app, later);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).not.toBeNull();
-    // Once the keys can be fetched again, they verify again.
+    // Once the keys can be fetched again, and the backoff after the failed fetch has passed (a second at least,
+    // though 0 is configured), they verify again.
     as.failJwks(undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(1_100);
     expect((await me(app, await as.mint({ claims: { jti: 'again' } }))).status).toBe(200);
+  });
+
+  it('fetches keys too old to use once per backoff while the key set fails, not once per request', async () => {
+    const { as, app } = await stack({
+      tokens: {
+        jwks: { cacheMaxAgeMs: 1_000, staleIfErrorMs: 100, cooldownMs: 1_000 },
+        discovery: { failureBackoffMs: 60_000 },
+      },
+    });
+    expect((await me(app, await as.mint())).status).toBe(200);
+    expect(as.hits(PATHS.jwks)).toBe(1);
+    as.failJwks(500);
+    await sleep(1_200);
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      const refused = await me(app, await as.mint());
+      expect(refused.status).toBe(503);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // One failed fetch; the requests after it, within the backoff, fetch nothing.
+    expect(as.hits(PATHS.jwks)).toBe(2);
+  });
+
+  it('keeps a key set about a second at least when told 0: a cooldown of 0 and max-age=0', async () => {
+    const { as, app } = await stack({
+      tokens: { jwks: { cooldownMs: 0, cacheMaxAgeMs: 0 } },
+      jwksCacheControl: 'max-age=0',
+    });
+    expect((await me(app, await as.mint())).status).toBe(200);
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      expect(
+        (await me(app, await as.mint({ key: await createSigningKey(`made-up-${attempt}`) }))).status,
+      ).toBe(401);
+      expect((await me(app, await as.mint())).status).toBe(200);
+    }
+    // Neither the made-up kids nor the good tokens fetched the set again within that second.
+    expect(as.hits(PATHS.jwks)).toBe(1);
+    await sleep(1_100);
+    expect((await me(app, await as.mint({ key: await createSigningKey('made-up-later') }))).status).toBe(401);
+    expect(as.hits(PATHS.jwks)).toBe(2);
   });
 
   it('rejects a token signed with the right kid but another key', async () => {
@@ -312,6 +394,10 @@ describe('JWT access token validation', () => {
     expect(broken.headers.get('www-authenticate')).toBeNull();
     expect(await broken.json()).toMatchObject({ error: 'temporarily_unavailable' });
     as.failJwks(undefined);
+    // Within a second of the failed fetch (the least backoff, though 0 is configured), nothing is fetched.
+    expect((await me(app, await as.mint())).status).toBe(503);
+    expect(as.hits(PATHS.jwks)).toBe(1);
+    await sleep(1_100);
     expect((await me(app, await as.mint())).status).toBe(200);
   });
 

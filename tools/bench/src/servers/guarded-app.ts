@@ -13,7 +13,7 @@ import {
   type AppOverrides,
   type EnvSource,
 } from '@portcullis/platform';
-import { RequireScopes, ResourceServerModule } from '@portcullis/resource-server';
+import { RequireScopes, ResourceServerModule } from '@portcullis/resource-server/nest';
 import { z } from 'zod';
 
 const ANSWER = { notes: [{ id: 'n1', title: 'a note', body: 'the same answer on both routes' }] };

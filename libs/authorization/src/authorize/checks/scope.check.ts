@@ -5,7 +5,7 @@
 // client's registered `scope` does not cap its later requests, so step-up works. Without `scope`, the resource's
 // `scopes_supported` are requested. `offline_access` is kept only for clients that may refresh (OIDC Core 11);
 // `profile` and `email` only with `openid` (without it a request is not OpenID Connect, and they would grant
-// nothing), unless the resource defines the same names.
+// nothing; no resource may define scopes of those names).
 import { OAuthError, parseScope } from '@portcullis/protocol';
 import { CLAIM_SCOPES } from '../../resources/resource-registry.js';
 import { established, type AuthorizationCheck } from '../authorization-check.js';
@@ -26,9 +26,7 @@ export const scopeCheck: AuthorizationCheck = {
     const canRefresh = established(context, 'client').grantTypes.includes('refresh_token');
     const openid = scopes.includes('openid');
     context.scopes = scopes.filter(
-      (scope) =>
-        (scope !== 'offline_access' || canRefresh) &&
-        (openid || !CLAIM_SCOPES.includes(scope) || resource.requestableScopes.has(scope)),
+      (scope) => (scope !== 'offline_access' || canRefresh) && (openid || !CLAIM_SCOPES.includes(scope)),
     );
   },
 };

@@ -226,6 +226,9 @@ export class InteractionService {
         sessionId: session.id,
         offlineAccess: scopes.includes('offline_access'),
         authTime: session.authenticatedAt,
+        amr: session.amr,
+        ...(request.authorizationRequest ? { authorizationRequest: request.authorizationRequest } : {}),
+        ...(request.attachments ? { attachments: request.attachments } : {}),
         absoluteExpiresAt: new Date(now + lifetimes.refreshTokenAbsolute * 1000),
       },
       {

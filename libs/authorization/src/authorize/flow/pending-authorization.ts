@@ -1,5 +1,6 @@
 import type { Confirmation } from '@portcullis/extensions';
 import { z } from 'zod';
+import { AttachmentsSchema, AuthorizationRequestRecordSchema } from '../../tokens/extension-claims.js';
 
 /** A confirmation (RFC 7800 3.1): a JSON object such as `{"jkt": "..."}`. */
 const ConfirmationSchema = z
@@ -24,6 +25,10 @@ export const ValidatedAuthorizationSchema = z.object({
   prompt: z.array(z.string()),
   /** The key the code is bound to (RFC 9449 10, `dpop_jkt`), a confirmation such as `{"jkt": "..."}`. */
   confirmation: ConfirmationSchema.optional(),
+  /** The request as the extension checks saw it, for extensions' token claims. */
+  authorizationRequest: AuthorizationRequestRecordSchema.optional(),
+  /** What the extension checks attached to this authorization, by extension id. */
+  attachments: AttachmentsSchema.optional(),
 });
 
 export type ValidatedAuthorization = z.infer<typeof ValidatedAuthorizationSchema>;

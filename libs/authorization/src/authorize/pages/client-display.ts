@@ -12,7 +12,7 @@ export function hostOf(uri: string): string | undefined {
 
 /**
  * Whether a redirect URI stays on the user's own computer (http on a loopback host): a client whose every redirect
- * URI is local gets a warning on consent, and a public one is never given a code without a click (RFC 8252 8.6).
+ * URI is local gets a warning on consent, and no code goes to one without a click (RFC 8252 8.6).
  */
 export function isLocalRedirect(uri: string): boolean {
   try {

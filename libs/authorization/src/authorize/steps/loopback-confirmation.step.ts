@@ -17,13 +17,16 @@ import { continuePage } from '../pages/continue.page.js';
 import { pressedButton } from './approval.js';
 
 /**
- * A public client on a loopback or private-use redirect URI never gets a code without an action of the person in
- * this browser. Any local program can listen on a loopback port, or claim a URI scheme, and open an authorization
- * URL with its own PKCE pair; without this step, a person who approved the client once would hand such a program a
- * code silently. When nothing in
- * this flow was clicked or typed (a session and an earlier consent let it through), one click on "Continue"
- * releases the code. Confidential clients, which must authenticate to redeem it, keep silent re-authorization.
+ * A native application's client (`application_type` native), and any client on a loopback or private-use redirect
+ * URI, never gets a code without an action of the person in this browser. Any local program can listen on a
+ * loopback port, or claim a URI scheme, and open an authorization URL with its own PKCE pair; without this step, a
+ * person who approved the client once would hand such a program a code silently. A client secret does not change
+ * that: one shipped in an application on a device can be read out of it by another (RFC 8252 8.5), so it proves
+ * nothing about which program asks. When nothing in this flow was clicked or typed (a session and an earlier consent
+ * let it through), one click on "Continue" releases the code. Only web clients on https redirect URIs (a server that
+ * the redirect reaches and a program on this device cannot pose as) keep silent re-authorization.
  *
+ * @see https://www.rfc-editor.org/rfc/rfc8252#section-8.5
  * @see https://www.rfc-editor.org/rfc/rfc8252#section-8.6
  */
 @Injectable()
@@ -37,10 +40,11 @@ export class LoopbackConfirmationStep implements InteractionStep {
   constructor(@Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions) {}
 
   async next(flow: InteractionFlow): Promise<Decision> {
-    const needed =
-      flow.client.tokenEndpointAuthMethod === 'none' &&
-      (isLocalRedirect(flow.request.redirectUri) || isPrivateUseRedirect(flow.request.redirectUri)) &&
-      flow.progress.acted !== true;
+    const onDevice =
+      flow.client.applicationType === 'native' ||
+      isLocalRedirect(flow.request.redirectUri) ||
+      isPrivateUseRedirect(flow.request.redirectUri);
+    const needed = onDevice && flow.progress.acted !== true;
     return needed ? ASK : CONTINUE;
   }
 

@@ -6,7 +6,7 @@ import {
 import type { RequestParameters } from '../../http/request-parameters.js';
 import { SessionService } from '../../sessions/session.service.js';
 import { SecurityEvents } from '../../events/security-events.js';
-import { MAX_CREDENTIAL_LENGTH, verifyCredentials } from '../../users/credentials.js';
+import { MAX_CREDENTIAL_LENGTH, PASSWORD_AMR, verifyCredentials } from '../../users/credentials.js';
 import { UserRepository } from '../../users/user.repository.js';
 import {
   ASK,
@@ -90,6 +90,6 @@ export class PasswordSignInStep implements InteractionStep {
 
   async #verify(form: RequestParameters): Promise<AuthenticatedUser | undefined> {
     const user = await verifyCredentials(this.users, form.get('username') ?? '', form.get('password') ?? '');
-    return user ? { id: user.id, username: user.username } : undefined;
+    return user ? { id: user.id, username: user.username, amr: PASSWORD_AMR } : undefined;
   }
 }

@@ -2,10 +2,12 @@ import type { LoginSession } from '@portcullis/persistence';
 import type { SessionService } from '../../sessions/session.service.js';
 import type { InteractionFlow } from '../flow/interaction-step.js';
 
-/** A person who has signed in: the local user id (the token `sub`) and a name for the log. */
+/** A person who has signed in: the local user id (the token `sub`), a name for the log, and how they signed in. */
 export interface AuthenticatedUser {
   readonly id: string;
   readonly username: string;
+  /** RFC 8176 authentication method values (`pwd`); empty or absent when not known. */
+  readonly amr?: readonly string[];
 }
 
 /**
@@ -29,7 +31,7 @@ export async function signIn(
   flow: InteractionFlow,
   user: AuthenticatedUser,
 ): Promise<LoginSession> {
-  const session = await sessions.start(flow.cookies, user.id);
+  const session = await sessions.start(flow.cookies, user.id, user.amr ?? []);
   flow.session = session;
   flow.progress = { ...flow.progress, signedInSession: session.id };
   return session;

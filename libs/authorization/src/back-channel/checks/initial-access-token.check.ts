@@ -12,7 +12,6 @@ export const initialAccessTokenCheck: BackChannelCheck = {
     checkInitialAccessToken(
       context.options.registration?.initialAccessToken,
       context.request.headers.authorization,
-      context.reply,
     );
   },
 };

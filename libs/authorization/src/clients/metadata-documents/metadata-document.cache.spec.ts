@@ -50,6 +50,16 @@ describe('MetadataDocumentCache', () => {
     expect(await cache.get('a', async () => ({ value: 'later', lifetimeSeconds: 60 }))).toBe('later');
   });
 
+  it('loads an evicted value again before its lifetime ends, and leaves the others', async () => {
+    const cache = new MetadataDocumentCache<string>(10);
+    const load = (value: string) => async () => ({ value, lifetimeSeconds: 60 });
+    await cache.get('a', load('a1'));
+    await cache.get('b', load('b1'));
+    cache.evict('a');
+    expect(await cache.get('a', load('a2'))).toBe('a2');
+    expect(await cache.get('b', load('b2'))).toBe('b1');
+  });
+
   it('keeps at most its bound, dropping the least recently used', async () => {
     const cache = new MetadataDocumentCache<string>(2);
     const load = (value: string) => async () => ({ value, lifetimeSeconds: 60 });

@@ -44,6 +44,11 @@ export class MetadataDocumentCache<V> {
     return loading;
   }
 
+  /** Drops the cached value of `key`, so that the next lookup loads it again (a load under way is kept). */
+  evict(key: string): void {
+    this.#entries.delete(key);
+  }
+
   /** How many values are cached (expired ones included until they are looked up or pushed out). */
   get size(): number {
     return this.#entries.size;

@@ -5,7 +5,7 @@
  * - MCP 2026-07-28 "Authorization Response Validation" / RFC 9207 Section 4: nothing from a response that failed
  *   this check is shown or acted on, so the error carries none of its parameters.
  */
-import { timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from '@portcullis/protocol';
 import { PortcullisError } from '../../errors/portcullis-error.js';
 import type { CallbackCheck } from './callback-check.js';
 
@@ -15,13 +15,7 @@ import type { CallbackCheck } from './callback-check.js';
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-10.12
  */
 export const stateCheck: CallbackCheck = (callback, pending) => {
-  const received = Buffer.from(callback.state ?? '');
-  const expected = Buffer.from(pending.state);
-  if (
-    callback.state === undefined ||
-    received.length !== expected.length ||
-    !timingSafeEqual(received, expected)
-  ) {
+  if (callback.state === undefined || !constantTimeEqual(callback.state, pending.state)) {
     throw new PortcullisError(
       'state_mismatch',
       callback.state === undefined

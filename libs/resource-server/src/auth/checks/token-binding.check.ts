@@ -24,6 +24,26 @@ import type { AuthInfo } from '../auth-info.js';
 import type { PresentedCredentials } from './authorization-header.check.js';
 
 /**
+ * Refuses a token presented as `Bearer` that is bound to a key of the proof scheme, or any token presented as
+ * `Bearer` when the extension requires bound tokens.
+ *
+ * @throws OAuthError `invalid_token`
+ * @see {@link https://www.rfc-editor.org/rfc/rfc9449#section-7.2 RFC 9449 Section 7.2}
+ */
+export function checkBearerPresentation(proof: ResourceServerProofOfPossession, auth: AuthInfo): void {
+  const { confirmation } = auth;
+  if (confirmation !== undefined && proof.binds(confirmation)) {
+    throw new OAuthError(
+      'invalid_token',
+      `The access token is bound to a key: present it with the ${proof.scheme} scheme and a proof.`,
+    );
+  }
+  if (proof.required) {
+    throw new OAuthError('invalid_token', `This resource accepts only ${proof.scheme}-bound access tokens.`);
+  }
+}
+
+/**
  * Refuses a token presented against its binding, then checks the request's proof when the token is presented with
  * the proof scheme.
  *
@@ -38,24 +58,12 @@ export async function checkTokenBinding(
   request: HttpRequestView,
   context: ResourceProofContext,
 ): Promise<void> {
-  const { confirmation } = auth;
-  const bound = confirmation !== undefined && proof.binds(confirmation);
   if (credentials.scheme === 'bearer') {
-    if (bound) {
-      throw new OAuthError(
-        'invalid_token',
-        `The access token is bound to a key: present it with the ${proof.scheme} scheme and a proof.`,
-      );
-    }
-    if (proof.required) {
-      throw new OAuthError(
-        'invalid_token',
-        `This resource accepts only ${proof.scheme}-bound access tokens.`,
-      );
-    }
+    checkBearerPresentation(proof, auth);
     return;
   }
-  if (!bound) {
+  const { confirmation } = auth;
+  if (confirmation === undefined || !proof.binds(confirmation)) {
     throw new OAuthError('invalid_token', `The access token is not bound to a ${proof.scheme} key.`);
   }
   try {

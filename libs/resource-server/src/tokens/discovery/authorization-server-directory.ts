@@ -12,11 +12,9 @@
  *   requests share one fetch. A document past its age keeps being used while it is discovered again, and if that
  *   fails (stale-if-error).
  */
-import { Injectable, Inject } from '@nestjs/common';
 import { EndpointUrlSchema, IssuerUrlSchema } from '@portcullis/metadata';
 import { authorizationServerMetadataUrls } from '@portcullis/protocol';
 import { z } from 'zod';
-import { RESOURCE_SERVER_CONFIG } from '../../resource-server.constants.js';
 import type { ResourceServerConfig } from '../../config/resource-server.config.js';
 import { fetchJson, UpstreamFetchError } from './fetch-json.js';
 
@@ -50,11 +48,10 @@ type Entry =
  * @see {@link https://www.rfc-editor.org/rfc/rfc8414#section-3 RFC 8414 Section 3}
  * @see {@link https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderConfig OpenID Connect Discovery 1.0 Section 4}
  */
-@Injectable()
 export class AuthorizationServerDirectory {
   readonly #entries = new Map<string, Entry>();
 
-  constructor(@Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig) {}
+  constructor(private readonly config: ResourceServerConfig) {}
 
   /**
    * The issuer's metadata, from cache or freshly discovered.

@@ -15,12 +15,10 @@
  * - An introspection endpoint that refuses the resource server's credentials, or fails, is an outage (503), not
  *   a verdict on the token.
  */
-import { Inject, Injectable } from '@nestjs/common';
 import { parseScope } from '@portcullis/protocol';
 import { z } from 'zod';
 import type { AuthInfo } from '../../auth/auth-info.js';
 import type { ResourceServerConfig } from '../../config/resource-server.config.js';
-import { RESOURCE_SERVER_CONFIG } from '../../resource-server.constants.js';
 import { audiencesOf, checkAudience } from '../checks/audience.check.js';
 import { checkConfirmation, confirmationOf } from '../checks/confirmation.check.js';
 import { checkLifetime } from '../checks/lifetime.check.js';
@@ -48,11 +46,10 @@ function formEncode(value: string): string {
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc7662 RFC 7662}
  */
-@Injectable()
 export class TokenIntrospector {
   constructor(
-    @Inject(RESOURCE_SERVER_CONFIG) private readonly config: ResourceServerConfig,
-    @Inject(AuthorizationServerDirectory) private readonly directory: AuthorizationServerDirectory,
+    private readonly config: ResourceServerConfig,
+    private readonly directory: AuthorizationServerDirectory,
   ) {}
 
   /** Whether opaque tokens can be validated at all (introspection credentials are configured). */

@@ -9,6 +9,12 @@
  *   `cacheMaxAgeMs` (`cacheMaxAgeMs` without one); while that fetch fails, the keys already held keep
  *   verifying (stale-if-error), so an authorization server that is away does not make good tokens fail, for
  *   `staleIfErrorMs` at most (RFC 5861's stale-if-error, bounded: a withdrawn key must stop verifying some time).
+ *   Past that bound they are fetched again before anything verifies, and a fetch that failed is not tried again for
+ *   `failureBackoffMs`: meanwhile every request is answered "unavailable" at once, so an authorization server that is
+ *   away gets one request per backoff, never one per token.
+ * - Neither the cooldown, the cache lifetime nor the failure backoff is ever under {@link MIN_REFETCH_INTERVAL_MS},
+ *   whatever the configuration or the response says (`cooldownMs: 0`, `Cache-Control: max-age=0` or `no-store`):
+ *   otherwise every token under an unknown `kid`, or every request, would cost a fetch.
  * - A token naming a `kid` the set does not hold (jose's `JWKSNoMatchingKey`) is `invalid_token` (401) once the key is
  *   known to be absent, and the key set is fetched again to tell only when it may be, at most once per
  *   `cooldownMs` (as jose's `createRemoteJWKSet` `cooldownDuration`: a flood of made-up `kid`s costs one fetch per
@@ -23,12 +29,21 @@ import { cacheLifetimeSeconds } from '@portcullis/protocol';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { fetchJson, UpstreamFetchError } from '../discovery/fetch-json.js';
 
+/**
+ * The least time between two fetches of one key set, in milliseconds: the floor of the refetch cooldown, the cache
+ * lifetime and the backoff after a failed fetch. A second bounds the fetches a flood of tokens can cause to one per second per key set, and stays
+ * well under any activation delay an authorization server keeps before signing with a published key.
+ */
+export const MIN_REFETCH_INTERVAL_MS = 1_000;
+
 /** Timings of a {@link RemoteKeySet}, in milliseconds. */
 export interface RemoteKeySetOptions {
+  /** At least {@link MIN_REFETCH_INTERVAL_MS} is kept, whatever is given. */
   readonly cooldownMs: number;
+  /** At least {@link MIN_REFETCH_INTERVAL_MS} is kept, whatever is given. */
   readonly cacheMaxAgeMs: number;
   readonly timeoutMs: number;
-  /** After a failed fetch, how long before another may be tried. */
+  /** After a failed fetch, how long before another may be tried; at least {@link MIN_REFETCH_INTERVAL_MS}. */
   readonly failureBackoffMs: number;
   /**
    * How long past `cacheMaxAgeMs` the keys held keep verifying while they cannot be fetched again; after that the
@@ -68,11 +83,18 @@ export class RemoteKeySet {
   #held: Held | undefined;
   #pending: Promise<Held> | undefined;
   #failedUntil = 0;
+  readonly #cooldownMs: number;
+  readonly #cacheMaxAgeMs: number;
+  readonly #failureBackoffMs: number;
 
   constructor(
     readonly url: string,
     private readonly options: RemoteKeySetOptions,
-  ) {}
+  ) {
+    this.#cooldownMs = Math.max(MIN_REFETCH_INTERVAL_MS, options.cooldownMs);
+    this.#cacheMaxAgeMs = Math.max(MIN_REFETCH_INTERVAL_MS, options.cacheMaxAgeMs);
+    this.#failureBackoffMs = Math.max(MIN_REFETCH_INTERVAL_MS, options.failureBackoffMs);
+  }
 
   /**
    * The keys to verify with now.
@@ -91,20 +113,28 @@ export class RemoteKeySet {
       }
       return (await this.#fetch()).getKey;
     }
-    const age = Date.now() - held.fetchedAt;
+    const now = Date.now();
+    const age = now - held.fetchedAt;
     if (age >= held.maxAgeMs + this.options.staleIfErrorMs) {
-      // Too old to trust without the authorization server's word: fetched now, or nothing verifies.
+      // Too old to trust without the authorization server's word: fetched now, or nothing verifies. Not while the
+      // last fetch failed moments ago: each request would be one more fetch of a key set that is away.
+      if (this.#failedUntil > now) {
+        throw new KeySetUnavailableError(
+          `the keys of ${this.url} are too old to use, and fetching them again failed moments ago`,
+          Math.max(1, Math.ceil((this.#failedUntil - now) / 1000)),
+        );
+      }
       try {
         return (await this.#fetch()).getKey;
       } catch (error) {
         throw new KeySetUnavailableError(
           `the keys of ${this.url} are too old to use and cannot be fetched again`,
-          Math.max(1, Math.ceil(this.options.failureBackoffMs / 1000)),
+          Math.max(1, Math.ceil(this.#failureBackoffMs / 1000)),
           { cause: error },
         );
       }
     }
-    if (age >= held.maxAgeMs && Date.now() >= this.#failedUntil) {
+    if (age >= held.maxAgeMs && now >= this.#failedUntil) {
       // Stale: fetched again, and meanwhile (or if that fails) the keys held keep verifying.
       this.#fetch().catch(() => undefined);
     }
@@ -123,7 +153,7 @@ export class RemoteKeySet {
   async unknownKey(issuedAtMs: number): Promise<'refreshed' | 'absent'> {
     const now = Date.now();
     const fetchedAt = this.#held?.fetchedAt;
-    if (fetchedAt !== undefined && (fetchedAt >= issuedAtMs || now - fetchedAt < this.options.cooldownMs)) {
+    if (fetchedAt !== undefined && (fetchedAt >= issuedAtMs || now - fetchedAt < this.#cooldownMs)) {
       return 'absent';
     }
     if (this.#failedUntil > now) {
@@ -137,7 +167,7 @@ export class RemoteKeySet {
     } catch (error) {
       throw new KeySetUnavailableError(
         `${this.url} could not be fetched again`,
-        Math.max(1, Math.ceil(this.options.failureBackoffMs / 1000)),
+        Math.max(1, Math.ceil(this.#failureBackoffMs / 1000)),
         { cause: error },
       );
     }
@@ -154,12 +184,13 @@ export class RemoteKeySet {
 
   /**
    * The key set's freshness lifetime in milliseconds: what the authorization server says, never past
-   * `cacheMaxAgeMs`, and never under `cooldownMs` (a `no-store` key set must not cost a fetch per request).
+   * `cacheMaxAgeMs`, and never under `cooldownMs` (a `no-store` key set must not cost a fetch per request); both
+   * are at least {@link MIN_REFETCH_INTERVAL_MS}.
    */
   #freshness(headers: Headers): number {
-    const maxCacheSeconds = this.options.cacheMaxAgeMs / 1000;
+    const maxCacheSeconds = this.#cacheMaxAgeMs / 1000;
     const seconds = cacheLifetimeSeconds(Object.fromEntries(headers), {
-      minCacheSeconds: Math.min(this.options.cooldownMs / 1000, maxCacheSeconds),
+      minCacheSeconds: Math.min(this.#cooldownMs / 1000, maxCacheSeconds),
       maxCacheSeconds,
       defaultCacheSeconds: maxCacheSeconds,
     });
@@ -183,7 +214,7 @@ export class RemoteKeySet {
       this.#failedUntil = 0;
       return held;
     } catch (error) {
-      this.#failedUntil = Date.now() + this.options.failureBackoffMs;
+      this.#failedUntil = Date.now() + this.#failureBackoffMs;
       throw error instanceof UpstreamFetchError
         ? error
         : new UpstreamFetchError(`${this.url} could not be used`, { cause: error });
