@@ -429,6 +429,23 @@ describe('portcullis-admin users and keys', () => {
     expect(explicit.out).toContain('activation delay 400 s: SIGNING_KEY_ACTIVATION_DELAY');
   });
 
+  it('takes a key ID that starts with "-" (a base64url thumbprint may) as the key, never as options', async () => {
+    const env = { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    const rotated = JSON.parse((await run(env, 'keys', 'rotate', '--json')).out) as { kid: string };
+    const before = await prisma().signingKey.count();
+    for (const kid of ['-dash-kid', '-h2', '-_x']) {
+      const refused = await run(env, 'keys', 'withdraw', kid);
+      expect(refused).toMatchObject({ code: 1, err: `portcullis-admin: no signing key ${kid}` });
+    }
+    // The signing key is refused for what it is (it signs), whatever its first character.
+    const signing = await run(env, 'keys', 'withdraw', rotated.kid);
+    expect(signing.code).toBe(1);
+    expect(signing.err).toContain('signs now or is staged');
+    expect(await prisma().signingKey.count()).toBe(before);
+    // `-h` alone is still the help.
+    expect((await run(env, '-h')).code).toBe(0);
+  });
+
   it('refuses to rotate with a KEY_ENCRYPTION_KEY that cannot open the current key, changing nothing', async () => {
     const sealing = { KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
     expect((await run(sealing, 'keys', 'rotate')).code).toBe(0);

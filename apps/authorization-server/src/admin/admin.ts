@@ -72,10 +72,21 @@ export async function runAdmin(
   output: AdminOutput,
   options: { database?: Database } = {},
 ): Promise<number> {
+  // A key ID is a base64url JWK thumbprint (RFC 7638) and may start with `-`: the only short option is `-h`, so
+  // any other argument that starts with one `-` is an operand (or an option's value), never a cluster of short
+  // options. It is passed through parseArgs under a placeholder and restored after.
+  const operands = new Map<string, string>();
+  const args = argv.map((arg, index) => {
+    if (!/^-[^-]/.test(arg) || arg === '-h') return arg;
+    const placeholder = `operand:${index}:${arg.length}`;
+    operands.set(placeholder, arg);
+    return placeholder;
+  });
+  const restore = (value: string): string => operands.get(value) ?? value;
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args,
       allowPositionals: true,
       options: {
         name: { type: 'string' },
@@ -104,7 +115,13 @@ export async function runAdmin(
     output.err(`${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
-  const { values, positionals } = parsed;
+  const values = Object.fromEntries(
+    Object.entries(parsed.values).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? restore(value) : Array.isArray(value) ? value.map(restore) : value,
+    ]),
+  ) as typeof parsed.values;
+  const positionals = parsed.positionals.map(restore);
   const [noun, verb, argument] = positionals;
   if (values.help || !noun) {
     output.out(USAGE);
