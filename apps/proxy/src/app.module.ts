@@ -15,7 +15,8 @@ import { ConfirmClientStep } from './consent/confirm-client.step.js';
 import { ConsentCookies } from './consent/consent-cookie.js';
 import { DEVELOPMENT_UPSTREAM, envSchema, type Env } from './env.schema.js';
 import { UpstreamHousekeeping } from './housekeeping/upstream-housekeeping.service.js';
-import { PROXY_OPTIONS, type ProxyOptions } from './proxy.options.js';
+import { PROXY_OPTIONS, type ProxyOptions, type UpstreamOptions } from './proxy.options.js';
+import { upstreamProviderOptions } from './upstream/providers/upstream-provider.env.js';
 import { UpstreamCallbackController } from './upstream/callback/upstream-callback.controller.js';
 import { SignInCookies } from './upstream/sign-in-cookie.js';
 import { UpstreamClient } from './upstream/upstream-client.service.js';
@@ -64,7 +65,11 @@ export class AppModule {
       schema: envSchema,
       env,
       overrides,
-      extensions: (config) => ({ issuer: config.ISSUER, revision: config.SPEC_REVISION, add: host.extensions }),
+      extensions: (config) => ({
+        issuer: config.ISSUER,
+        revision: config.SPEC_REVISION,
+        add: host.extensions,
+      }),
       imports: (config) => {
         const options = authorizationOptions(config, host);
         return [
@@ -99,6 +104,7 @@ function proxyOptions(config: Env, options: AuthorizationServerOptions): ProxyOp
       scopes: config.UPSTREAM_SCOPES,
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
       redirectUri: `${config.ISSUER}/upstream/callback`,
+      ...(config.UPSTREAM_ALLOWED ? { allowed: config.UPSTREAM_ALLOWED } : {}),
     },
     // Upstream tokens are always sealed: under KEY_ENCRYPTION_KEY (required in production), else under a key
     // derived from the cookie secret, so in development they last as long as the sign-ins do.
@@ -111,16 +117,24 @@ function proxyOptions(config: Env, options: AuthorizationServerOptions): ProxyOp
   };
 }
 
-/** The configured upstream client; without `UPSTREAM_ISSUER`, the local authorization server's development one. */
-function upstreamClient(config: Env): { issuer: string; clientId: string; clientSecret?: string } {
-  if (config.UPSTREAM_ISSUER) {
+/**
+ * The configured provider and client; for `oidc` without `UPSTREAM_ISSUER`, the local authorization server's
+ * development one.
+ */
+function upstreamClient(
+  config: Env,
+): Pick<UpstreamOptions, 'provider' | 'issuer' | 'clientId' | 'clientSecret'> {
+  const { provider, issuer } = upstreamProviderOptions(config);
+  if (issuer) {
     return {
-      issuer: config.UPSTREAM_ISSUER,
+      provider,
+      issuer,
       clientId: config.UPSTREAM_CLIENT_ID ?? DEVELOPMENT_UPSTREAM.clientId,
       ...(config.UPSTREAM_CLIENT_SECRET ? { clientSecret: config.UPSTREAM_CLIENT_SECRET } : {}),
     };
   }
   return {
+    provider,
     issuer: DEVELOPMENT_UPSTREAM.issuer,
     clientId: config.UPSTREAM_CLIENT_ID ?? DEVELOPMENT_UPSTREAM.clientId,
     clientSecret: config.UPSTREAM_CLIENT_SECRET ?? DEVELOPMENT_UPSTREAM.clientSecret,

@@ -11,6 +11,11 @@ import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portculli
 import { isScopeToken } from '@portcullis/protocol';
 import { z } from 'zod';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';
+import {
+  checkUpstreamProviderEnv,
+  defaultUpstreamScopes,
+  upstreamProviderEnvFields,
+} from './upstream/providers/upstream-provider.env.js';
 
 /** An empty variable (`UPSTREAM_CLIENT_SECRET=`) counts as unset. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
@@ -47,7 +52,9 @@ export const envSchema = baseEnvSchema({ port: 4200 })
     UPSTREAM_ISSUER: z.preprocess(unsetIfEmpty, IssuerEnvSchema.optional()),
     UPSTREAM_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().min(1).optional()),
     UPSTREAM_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().min(1).optional()),
-    UPSTREAM_SCOPES: z.preprocess(unsetIfEmpty, scopeList.default(['openid'])),
+    ...upstreamProviderEnvFields,
+    /** Default: the provider's (`openid` for oidc), with `read:org` for GitHub membership rules. */
+    UPSTREAM_SCOPES: z.preprocess(unsetIfEmpty, scopeList.optional()),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
     ...dpopAuthorizationServerEnvFields,
@@ -55,12 +62,17 @@ export const envSchema = baseEnvSchema({ port: 4200 })
   .superRefine(checkDpopAuthorizationServerEnv)
   .superRefine((env, context) => {
     checkAuthorizationServerEnv(env, context);
-    if (env.NODE_ENV !== 'production') return;
+    checkUpstreamProviderEnv(env, context);
+    if (env.NODE_ENV !== 'production' || env.UPSTREAM_PROVIDER !== 'oidc') return;
     for (const name of ['UPSTREAM_ISSUER', 'UPSTREAM_CLIENT_ID'] as const) {
       if (!env[name])
         context.addIssue({ code: 'custom', path: [name], message: 'is required in production' });
     }
   })
+  .transform((env) => ({
+    ...env,
+    UPSTREAM_SCOPES: env.UPSTREAM_SCOPES ?? defaultUpstreamScopes(env),
+  }))
   .transform(composeExtensions(AVAILABLE_EXTENSIONS));
 
 export type Env = z.infer<typeof envSchema>;

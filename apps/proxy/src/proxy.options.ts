@@ -1,10 +1,18 @@
+import type { AllowedUsers } from './upstream/allowed/allowed-users.js';
+import type { UpstreamProviderOptions } from './upstream/providers/upstream-provider.js';
+
 /**
  * The upstream authorization server the proxy signs people in at, with the one static client it holds there.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-2
  */
 export interface UpstreamOptions {
-  /** The upstream's issuer identifier; its metadata is discovered from it (RFC 8414 3, OIDC Discovery 4). */
+  /** The identity provider preset (`UPSTREAM_PROVIDER`) and what it reads from the environment. */
+  readonly provider: UpstreamProviderOptions;
+  /**
+   * The upstream's issuer identifier: with `oidc`, its metadata is discovered from it (RFC 8414 3, OIDC Discovery
+   * 4); a preset without one uses the service's base URL. Its host names the service on the proxy's pages.
+   */
   readonly issuer: string;
   readonly clientId: string;
   /** Absent: the proxy is a public client upstream and relies on PKCE alone. */
@@ -15,6 +23,8 @@ export interface UpstreamOptions {
   readonly timeoutMs: number;
   /** The proxy's callback, registered upstream: `<issuer>/upstream/callback`. */
   readonly redirectUri: string;
+  /** Who may sign in (`UPSTREAM_ALLOWED`); absent: everyone the upstream signs in. */
+  readonly allowed?: AllowedUsers;
 }
 
 /** What the proxy adds to the authorization server it is built from. */

@@ -68,3 +68,9 @@ export * from './authorization-cluster.js';
 export { FormUserAgent } from './user-agent/form-user-agent.js';
 export type { ConsentChoice } from './user-agent/form-user-agent.js';
 export * from './shipping-clients/index.js';
+export {
+  startGithubFake,
+  type GithubFake,
+  type GithubFakeApp,
+  type GithubFakeUser,
+} from './providers/github-fake.js';

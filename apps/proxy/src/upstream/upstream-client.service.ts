@@ -1,10 +1,12 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { UserProfile } from '@portcullis/authorization';
 import { isLoopbackHost } from '@portcullis/protocol';
 import * as oidc from 'openid-client';
 import { PROXY_OPTIONS, type ProxyOptions, type UpstreamOptions } from '../proxy.options.js';
+import { admits } from './allowed/allowed-users.js';
+import { createUpstreamProvider } from './providers/upstream-providers.js';
+import type { UpstreamProvider, UpstreamProviderName } from './providers/upstream-provider.js';
 import { UpstreamError } from './upstream.error.js';
-import { firstString, statedProfile, type StatedClaims } from './upstream-profile.js';
 
 /** Discovered metadata is used this long before it is discovered again. */
 const METADATA_MAX_AGE_MS = 60 * 60_000;
@@ -21,14 +23,21 @@ export interface UpstreamAuthorizationRequest {
 
 /** Who signed in upstream, and the tokens the upstream issued to the proxy for them. */
 export interface UpstreamSignIn {
-  /** The upstream's issuer identifier, as discovered and checked. */
+  /** The provider preset the person signed in with. */
+  readonly provider: UpstreamProviderName;
+  /**
+   * What the subject is unique within: the upstream's issuer identifier, as discovered and checked, or the API base
+   * of a provider without one (GitHub).
+   */
   readonly issuer: string;
   readonly subject: string;
-  /** A name to show and log: `preferred_username`, `email` or `name`, else the subject. */
+  /** A name to show and log (`preferred_username`, `email` or `name`; GitHub's `login`), else the subject. */
   readonly displayName: string;
+  /** The provider's login name, where it has one (GitHub); it can change, so it never keys anything. */
+  readonly login?: string;
   /**
-   * The person's `name`, `email` and `email_verified` as the upstream stated them (ID token and UserInfo), for the
-   * proxy's own `profile` and `email` claims; a member the upstream did not state is absent.
+   * The person's `name`, `email` and `email_verified` as the upstream stated them (ID token and UserInfo, or the
+   * provider's API), for the proxy's own `profile` and `email` claims; a member the upstream did not state is absent.
    */
   readonly profile: UserProfile;
   readonly accessToken: string;
@@ -38,10 +47,11 @@ export interface UpstreamSignIn {
 }
 
 /**
- * The proxy as a client of the upstream authorization server, through openid-client: discovery (RFC 8414 / OIDC
- * Discovery, the metadata `issuer` checked against the configured one), the authorization code flow with PKCE
- * S256, `state`, RFC 9207 `iss` and, for OpenID Connect, `nonce`, and UserInfo. Every operation ends within
- * `UPSTREAM_TIMEOUT_MS`; plain http is allowed only to a loopback upstream (development).
+ * The proxy as a client of the upstream authorization server, through openid-client: the authorization code flow
+ * with PKCE S256, `state`, RFC 9207 `iss` and, for OpenID Connect, `nonce`, the same for every provider; where the
+ * endpoints are, what the token endpoint's answer means and who signed in are the provider's
+ * (`UPSTREAM_PROVIDER`, `providers/`). Every operation ends within `UPSTREAM_TIMEOUT_MS`; plain http is allowed only
+ * to a loopback upstream (development; the configuration refuses any other).
  *
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-2.1
  * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
@@ -49,25 +59,29 @@ export interface UpstreamSignIn {
  */
 @Injectable()
 export class UpstreamClient {
-  readonly #logger = new Logger('Upstream');
   readonly #upstream: UpstreamOptions;
+  readonly #provider: UpstreamProvider;
   #configuration?: { promise: Promise<oidc.Configuration>; at: number };
 
   constructor(@Inject(PROXY_OPTIONS) options: ProxyOptions) {
     this.#upstream = options.upstream;
+    this.#provider = createUpstreamProvider(options.upstream);
   }
 
   /** Whether the sign-in is OpenID Connect (and so carries a `nonce` and an ID token). */
   get isOpenIdConnect(): boolean {
-    return this.#upstream.scopes.includes('openid');
+    return this.#provider.openIdConnect;
   }
 
   /** The URL to send the browser to; discovers the upstream first when needed. */
   async authorizationUrl(request: UpstreamAuthorizationRequest): Promise<URL> {
     const config = await this.#config();
+    const scope = this.#upstream.scopes.join(' ');
     return oidc.buildAuthorizationUrl(config, {
+      ...this.#provider.authorizationParameters(),
       redirect_uri: this.#upstream.redirectUri,
-      scope: this.#upstream.scopes.join(' '),
+      // RFC 6749 3.3: without scopes the server's default applies.
+      ...(scope ? { scope } : {}),
       state: request.state,
       code_challenge: await oidc.calculatePKCECodeChallenge(request.codeVerifier),
       code_challenge_method: 'S256',
@@ -96,18 +110,15 @@ export class UpstreamClient {
         idTokenExpected: this.isOpenIdConnect,
         ...(checks.nonce ? { expectedNonce: checks.nonce } : {}),
       });
-      const claims = tokens.claims();
-      const userinfo = await this.#userinfo(config, tokens.access_token, claims?.sub);
-      const subject = claims?.sub ?? userinfo?.sub;
-      if (!subject) throw new UpstreamError('rejected', 'the upstream did not say who signed in');
-      // Two statements about the person, UserInfo's first (the fresher): each claim is read from one of them.
-      const statements = [userinfo, claims].filter((each) => each !== undefined) as StatedClaims[];
+      const identity = await this.#provider.identity(config, tokens);
       const expiresIn = tokens.expiresIn();
       return {
-        issuer: config.serverMetadata().issuer,
-        subject,
-        displayName: firstString(statements, ['preferred_username', 'email', 'name']) ?? subject,
-        profile: statedProfile(statements),
+        provider: this.#provider.name,
+        issuer: identity.issuer,
+        subject: identity.subject,
+        displayName: identity.displayName,
+        ...(identity.login ? { login: identity.login } : {}),
+        profile: identity.profile,
         accessToken: tokens.access_token,
         ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
         scopes: (tokens.scope ?? this.#upstream.scopes.join(' ')).split(' ').filter(Boolean),
@@ -117,23 +128,23 @@ export class UpstreamClient {
   }
 
   /**
-   * UserInfo with the upstream access token, presented to the upstream that issued it and nowhere else. Required
-   * without an ID token (plain OAuth: the only way to learn the subject); for OpenID Connect only a name to show,
-   * so its failure there costs nothing.
+   * Whether `UPSTREAM_ALLOWED` admits the person of `signIn` (everyone, when it is unset). Memberships are asked of
+   * the provider with the person's upstream access token, within `UPSTREAM_TIMEOUT_MS`.
+   *
+   * @throws UpstreamError when the provider cannot answer
    */
-  async #userinfo(
-    config: oidc.Configuration,
-    accessToken: string,
-    subject: string | undefined,
-  ): Promise<oidc.UserInfoResponse | undefined> {
-    if (!config.serverMetadata().userinfo_endpoint) return undefined;
-    try {
-      return await oidc.fetchUserInfo(config, accessToken, subject ?? oidc.skipSubjectCheck);
-    } catch (error) {
-      if (!subject) throw error;
-      this.#logger.warn({ err: error }, 'upstream UserInfo failed; signing in with the ID token alone');
-      return undefined;
-    }
+  async admits(signIn: UpstreamSignIn): Promise<boolean> {
+    const rules = this.#upstream.allowed;
+    if (!rules) return true;
+    const config = await this.#config();
+    const provider = this.#provider;
+    return this.#withDeadline('allowed users', () =>
+      admits(rules, signIn, async (group) =>
+        provider.isMember
+          ? provider.isMember(config, { accessToken: signIn.accessToken }, signIn, group)
+          : false,
+      ),
+    );
   }
 
   #config(): Promise<oidc.Configuration> {
@@ -148,22 +159,14 @@ export class UpstreamClient {
     return promise;
   }
 
+  /**
+   * The provider's metadata as openid-client's configuration: the proxy's client and its authentication, the
+   * deadline, plain http only for an upstream on loopback (the configuration refuses it elsewhere), and the
+   * provider's reading of its token endpoint's answer.
+   */
   async #discover(): Promise<oidc.Configuration> {
-    const { issuer, clientId, clientSecret, timeoutMs } = this.#upstream;
-    const insecure = new URL(issuer).protocol === 'http:' && isLoopbackHost(new URL(issuer).hostname);
-    const discovered = await oidc.discovery(new URL(issuer), clientId, undefined, oidc.None(), {
-      // OpenID Connect Discovery for an OIDC sign-in, RFC 8414 metadata for plain OAuth.
-      algorithm: this.isOpenIdConnect ? 'oidc' : 'oauth2',
-      timeout: timeoutMs / 1000,
-      ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
-    });
-    const metadata = discovered.serverMetadata();
-    if (!metadata.code_challenge_methods_supported?.includes('S256')) {
-      // Without S256 in code_challenge_methods_supported a client must not proceed: MCP "Authorization Code
-      // Protection", https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization
-      // (#authorization-code-protection), and RFC 8414 2 (the metadata's code_challenge_methods_supported).
-      throw new UpstreamError('rejected', 'the upstream does not support PKCE S256');
-    }
+    const { clientId, clientSecret, timeoutMs } = this.#upstream;
+    const metadata = await this.#provider.metadata();
     const config = new oidc.Configuration(
       metadata,
       clientId,
@@ -171,7 +174,16 @@ export class UpstreamClient {
       clientAuthentication(metadata, clientSecret),
     );
     config.timeout = timeoutMs / 1000;
-    if (insecure) oidc.allowInsecureRequests(config);
+    const issuer = new URL(metadata.issuer);
+    if (issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname)) oidc.allowInsecureRequests(config);
+    const tokenResponse = this.#provider.tokenResponse?.bind(this.#provider);
+    if (tokenResponse && metadata.token_endpoint) {
+      const tokenEndpoint = new URL(metadata.token_endpoint).href;
+      config[oidc.customFetch] = async (url, options) => {
+        const response = await fetch(url, options as RequestInit);
+        return new URL(url).href === tokenEndpoint ? tokenResponse(response) : response;
+      };
+    }
     return config;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthenticatedUser, UserProfile } from '@portcullis/authorization';
 import { Prisma, PrismaClient } from '@portcullis/persistence';
+import type { UpstreamProviderName } from './providers/upstream-provider.js';
 
 /**
  * Stored instead of a password hash for people who sign in upstream: not an argon2 PHC string, so no password
@@ -9,11 +10,12 @@ import { Prisma, PrismaClient } from '@portcullis/persistence';
 const NO_PASSWORD = '!upstream';
 
 /**
- * Local users for upstream identities. The key is the upstream's `iss` and `sub` together (OIDC Core 5.7: only
- * that pair identifies a person; an email or a username may be reassigned), and the local user's id becomes the
- * `sub` of the proxy's own tokens, so no upstream identifier leaves the proxy inside a token. The person's name and
- * email, as the upstream states them at each sign-in, are kept on the local user: the proxy is an OpenID provider
- * too, and grants them as the claims of its own `profile` and `email` scopes (OIDC Core 5.4).
+ * Local users for upstream identities. The key is the provider preset, the upstream's `iss` (or the API base that
+ * stands for it, GitHub's) and its stable subject together (OIDC Core 5.7: only an issuer and a subject identify a
+ * person; an email or a username may be reassigned), and the local user's id becomes the `sub` of the proxy's own
+ * tokens, so no upstream identifier leaves the proxy inside a token. The person's name and email, as the upstream
+ * states them at each sign-in, are kept on the local user: the proxy is an OpenID provider too, and grants them as
+ * the claims of its own `profile` and `email` scopes (OIDC Core 5.4).
  *
  * @see https://openid.net/specs/openid-connect-core-1_0.html#ClaimStability
  */
@@ -22,22 +24,21 @@ export class UpstreamIdentities {
   constructor(private readonly prisma: PrismaClient) {}
 
   /**
-   * The local user of `issuer` + `subject`, created on first sign-in, with the `profile` the upstream stated this
-   * time (a member it did not state is left as it was).
+   * The local user of `provider` + `issuer` + `subject`, created on first sign-in, with the `profile` the upstream
+   * stated this time (a member it did not state is left as it was).
    */
   async userFor(
-    issuer: string,
-    subject: string,
+    key: { readonly provider: UpstreamProviderName; readonly issuer: string; readonly subject: string },
     displayName: string,
     profile: UserProfile = {},
   ): Promise<AuthenticatedUser> {
+    const { provider, issuer, subject } = key;
+    const where = { provider_issuer_subject: { provider, issuer, subject } };
     for (let attempt = 0; attempt < 2; attempt++) {
-      const existing = await this.prisma.upstreamIdentity.findUnique({
-        where: { issuer_subject: { issuer, subject } },
-      });
+      const existing = await this.prisma.upstreamIdentity.findUnique({ where });
       if (existing) {
         await this.prisma.upstreamIdentity.update({
-          where: { issuer_subject: { issuer, subject } },
+          where,
           data: { lastSignInAt: new Date() },
         });
         if (Object.keys(profile).length > 0) {
@@ -48,10 +49,10 @@ export class UpstreamIdentities {
       try {
         const user = await this.prisma.$transaction(async (tx) => {
           const created = await tx.user.create({
-            data: { username: localUsername(issuer, subject), passwordHash: NO_PASSWORD, ...profile },
+            data: { username: localUsername(key), passwordHash: NO_PASSWORD, ...profile },
           });
           await tx.upstreamIdentity.create({
-            data: { issuer, subject, userId: created.id, lastSignInAt: new Date() },
+            data: { provider, issuer, subject, userId: created.id, lastSignInAt: new Date() },
           });
           return created;
         });
@@ -65,7 +66,15 @@ export class UpstreamIdentities {
   }
 }
 
-/** Unique per upstream identity and readable in `portcullis-admin users list`: `<sub>@<issuer without scheme>`. */
-export function localUsername(issuer: string, subject: string): string {
-  return `${subject}@${issuer.replace(/^https?:\/\//, '')}`;
+/**
+ * Unique per upstream identity and readable in `portcullis-admin users list`: `<sub>@<issuer without scheme>`, the
+ * provider in front for a preset other than `oidc` (`github:583231@api.github.com`).
+ */
+export function localUsername(key: {
+  readonly provider: UpstreamProviderName;
+  readonly issuer: string;
+  readonly subject: string;
+}): string {
+  const name = `${key.subject}@${key.issuer.replace(/^https?:\/\//, '')}`;
+  return key.provider === 'oidc' ? name : `${key.provider}:${name}`;
 }

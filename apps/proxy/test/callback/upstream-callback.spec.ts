@@ -192,7 +192,7 @@ describe('the upstream callback', () => {
     const { ua, callback } = await atCallback('grace');
     const result = await walk(ua, await ua.get(callback), client.redirectUri);
     const identity = await proxy.prisma.upstreamIdentity.findUniqueOrThrow({
-      where: { issuer_subject: { issuer: upstream.issuer, subject: 'grace' } },
+      where: { provider_issuer_subject: { provider: 'oidc', issuer: upstream.issuer, subject: 'grace' } },
     });
     const row = await proxy.prisma.upstreamToken.findUniqueOrThrow({
       where: { userId_issuer: { userId: identity.userId, issuer: upstream.issuer } },

@@ -103,7 +103,7 @@ describe('MCP clients at the protected server, authorized by the proxy in front 
 
       // The notes belong to the proxy's local user for dora@upstream, the `sub` of the proxy's tokens.
       const identity = await proxy.prisma.upstreamIdentity.findUniqueOrThrow({
-        where: { issuer_subject: { issuer: upstream.issuer, subject: 'dora' } },
+        where: { provider_issuer_subject: { provider: 'oidc', issuer: upstream.issuer, subject: 'dora' } },
       });
       const notes = await server.app.database.database.prisma.note.findMany();
       expect(notes.map((note) => note.owner)).toEqual([identity.userId]);
@@ -130,7 +130,9 @@ describe('MCP clients at the protected server, authorized by the proxy in front 
         ['proxy-consent', 'upstream-login', 'upstream-consent'],
       ]);
       const identity = await proxy.prisma.upstreamIdentity.findUniqueOrThrow({
-        where: { issuer_subject: { issuer: upstream.issuer, subject: 'cimd-user' } },
+        where: {
+          provider_issuer_subject: { provider: 'oidc', issuer: upstream.issuer, subject: 'cimd-user' },
+        },
       });
       expect(await proxy.prisma.consent.findMany({ where: { userId: identity.userId } })).toEqual([
         expect.objectContaining({ clientId: documents.clientId, resource: server.resource }),

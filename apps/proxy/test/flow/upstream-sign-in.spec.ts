@@ -42,7 +42,7 @@ describe('signing in at the upstream through the proxy', () => {
     expect(token.status).toBe(200);
     const claims = decodeJwt(String(token.body['access_token']));
     const identity = await proxy.prisma.upstreamIdentity.findUniqueOrThrow({
-      where: { issuer_subject: { issuer: upstream.issuer, subject: 'alice' } },
+      where: { provider_issuer_subject: { provider: 'oidc', issuer: upstream.issuer, subject: 'alice' } },
     });
     expect(claims).toMatchObject({
       iss: proxy.issuer,

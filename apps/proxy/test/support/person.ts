@@ -7,7 +7,7 @@ import type { HeadlessUserAgent, UserAgentResponse } from '@portcullis/testing';
  * The pages of a flow, as the person recognises them: the proxy's consent page before going upstream; a Portcullis
  * consent page for a signed-in session (the proxy's after sign-in, or a Portcullis upstream's); the upstream's
  * one-click confirmation before a code goes to a public loopback client; the upstream's sign-in page (oidc-provider's or
- * a Portcullis authorization server's); oidc-provider's consent page.
+ * a Portcullis authorization server's); oidc-provider's consent page, or GitHub's "Authorize" page.
  */
 export type PageKind =
   'proxy-consent' | 'session-consent' | 'confirm' | 'upstream-login' | 'upstream-consent' | 'other';
@@ -19,6 +19,8 @@ export interface PersonChoices {
   readonly login?: string;
   /** The password, for an upstream that checks one. */
   readonly password?: string;
+  /** What to answer on GitHub's "Authorize" page (the GitHub fake's); default authorize. */
+  readonly upstreamConsent?: 'approve' | 'deny';
 }
 
 export interface Walk {
@@ -43,6 +45,7 @@ export function pageKind(response: UserAgentResponse): PageKind {
   if (forms.some((form) => form.action.endsWith('/continue'))) return 'confirm';
   if (forms.some((form) => 'login' in form.fields || 'username' in form.fields)) return 'upstream-login';
   if (forms.some((form) => form.fields['prompt']?.[0] === 'consent')) return 'upstream-consent';
+  if (forms.some((form) => form.action.endsWith('/login/oauth/authorize'))) return 'upstream-consent';
   return 'other';
 }
 
@@ -84,7 +87,10 @@ export async function walk(
         password: choices.password ?? 'anything',
       });
     } else if (kind === 'upstream-consent') {
-      current = await ua.submit(current.form());
+      current =
+        choices.upstreamConsent === 'deny'
+          ? await ua.submit(current.form(), {}, { button: { name: 'authorize', value: '0' } })
+          : await ua.submit(current.form());
     } else {
       return { response: current, pages, visited, shown };
     }

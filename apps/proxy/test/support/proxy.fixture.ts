@@ -209,6 +209,7 @@ export async function redeem(
 export function repositoryOptions(sealingKey: Uint8Array = new Uint8Array(32)): ProxyOptions {
   return {
     upstream: {
+      provider: { name: 'oidc' },
       issuer: 'http://127.0.0.1:9',
       clientId: 'unused',
       scopes: ['openid'],

@@ -47,7 +47,9 @@ describe('the Portcullis authorization server as the upstream (the npm start arr
       where: { username: upstream.user.username },
     });
     const identity = await proxy.prisma.upstreamIdentity.findUniqueOrThrow({
-      where: { issuer_subject: { issuer: upstream.issuer, subject: upstreamUser.id } },
+      where: {
+        provider_issuer_subject: { provider: 'oidc', issuer: upstream.issuer, subject: upstreamUser.id },
+      },
     });
     const claims = decodeJwt(String(token.body['access_token']));
     expect(claims).toMatchObject({ iss: proxy.issuer, aud: RESOURCE, sub: identity.userId });

@@ -1,4 +1,5 @@
 import type { CallbackCheck } from './callback-check.js';
+import { allowedUserCheck } from './checks/allowed-user.check.js';
 import { browserBindingCheck } from './checks/browser-binding.check.js';
 import { pendingAuthorizationCheck } from './checks/pending-authorization.check.js';
 import { singleParametersCheck } from './checks/single-parameters.check.js';
@@ -8,7 +9,8 @@ import { upstreamResponseCheck } from './checks/upstream-response.check.js';
 
 /**
  * The upstream callback's checks, in the order they run. Everything the proxy holds is checked before the
- * upstream is asked anything, so a forged or replayed callback costs no upstream request.
+ * upstream is asked anything, so a forged or replayed callback costs no upstream request; who may sign in is
+ * checked last, once the upstream said who signed in, and before anything is stored.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.7.1
  * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
@@ -20,4 +22,5 @@ export const CALLBACK_CHECKS: readonly CallbackCheck[] = [
   stateTakenCheck,
   pendingAuthorizationCheck,
   upstreamResponseCheck,
+  allowedUserCheck,
 ];

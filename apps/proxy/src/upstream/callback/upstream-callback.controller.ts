@@ -85,16 +85,15 @@ export class UpstreamCallbackController {
   }
 
   async #complete(cookies: CookieExchange, signIn: UpstreamSignInState, result: UpstreamSignIn) {
-    const user = await this.identities.userFor(
-      result.issuer,
-      result.subject,
-      result.displayName,
-      result.profile,
-    );
+    const user = await this.identities.userFor(result, result.displayName, result.profile);
     await this.tokens.store(user.id, result);
     await this.events.record('sign_in.succeeded', {
       userId: user.id,
-      detail: { upstream: result.issuer, ...(signIn.purpose === 'account' ? { page: 'account' } : {}) },
+      detail: {
+        upstream: result.issuer,
+        ...(result.provider === 'oidc' ? {} : { provider: result.provider }),
+        ...(signIn.purpose === 'account' ? { page: 'account' } : {}),
+      },
     });
     // A sign-in to the connected apps page: a session, and back to the page.
     if (signIn.purpose === 'account') {

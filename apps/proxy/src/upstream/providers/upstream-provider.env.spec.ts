@@ -1,0 +1,151 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppModule } from '../../app.module.js';
+import { envSchema } from '../../env.schema.js';
+import { upstreamProviderOptions } from './upstream-provider.env.js';
+
+const issuesOf = (env: Record<string, string>) => {
+  const result = envSchema.safeParse(env);
+  return result.success
+    ? []
+    : result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+};
+
+const GITHUB = {
+  UPSTREAM_PROVIDER: 'github',
+  UPSTREAM_CLIENT_ID: 'Ov23li0',
+  UPSTREAM_CLIENT_SECRET: 's3cret',
+};
+const OAUTH2 = {
+  UPSTREAM_PROVIDER: 'oauth2',
+  UPSTREAM_CLIENT_ID: 'proxy',
+  UPSTREAM_AUTHORIZATION_ENDPOINT: 'https://login.example.com/oauth/authorize',
+  UPSTREAM_TOKEN_ENDPOINT: 'https://login.example.com/oauth/token',
+  UPSTREAM_USERINFO_ENDPOINT: 'https://api.example.com/v1/me',
+};
+
+describe('UPSTREAM_PROVIDER and its variables', () => {
+  it('defaults to oidc with the openid scope, as before presets existed', () => {
+    const env = envSchema.parse({ UPSTREAM_PROVIDER: '' });
+    expect(env.UPSTREAM_PROVIDER).toBe('oidc');
+    expect(env.UPSTREAM_SCOPES).toEqual(['openid']);
+    expect(upstreamProviderOptions(env)).toEqual({ provider: { name: 'oidc' } });
+  });
+
+  it('refuses a provider it does not offer, naming the ones it accepts', () => {
+    for (const name of ['google', 'entra', 'okta', 'auth0', 'keycloak', 'GitHub', 'saml']) {
+      const issues = issuesOf({ UPSTREAM_PROVIDER: name });
+      expect(issues).toHaveLength(1);
+      expect(issues[0]!.path).toBe('UPSTREAM_PROVIDER');
+      expect(issues[0]!.message).toMatch(/^must be one of oidc, github, oauth2 /);
+    }
+  });
+
+  it('stops the boot on such a provider with a message naming the variable and the accepted values', async () => {
+    await expect(AppModule.configure({ UPSTREAM_PROVIDER: 'entra' })).rejects.toMatchObject({
+      name: 'ConfigError',
+      message:
+        'invalid configuration: UPSTREAM_PROVIDER must be one of oidc, github, oauth2 (google, entra, okta, auth0, ' +
+        'keycloak are not available yet: oidc signs in at any of them that publishes OpenID Connect discovery)',
+    });
+  });
+
+  it('points github at github.com and api.github.com, asking read:user and user:email', () => {
+    const env = envSchema.parse(GITHUB);
+    expect(env.UPSTREAM_SCOPES).toEqual(['read:user', 'user:email']);
+    expect(upstreamProviderOptions(env)).toEqual({
+      provider: { name: 'github', baseUrl: 'https://github.com', apiUrl: 'https://api.github.com' },
+      issuer: 'https://github.com',
+    });
+  });
+
+  it('finds the API of a GitHub Enterprise Server under {base}/api/v3, unless UPSTREAM_API_URL says otherwise', () => {
+    const server = envSchema.parse({ ...GITHUB, UPSTREAM_BASE_URL: 'https://github.corp.example' });
+    expect(upstreamProviderOptions(server).provider).toEqual({
+      name: 'github',
+      baseUrl: 'https://github.corp.example',
+      apiUrl: 'https://github.corp.example/api/v3',
+    });
+    const explicit = envSchema.parse({
+      ...GITHUB,
+      UPSTREAM_BASE_URL: 'https://github.corp.example',
+      UPSTREAM_API_URL: 'https://api.github.corp.example',
+    });
+    expect(upstreamProviderOptions(explicit).provider).toMatchObject({
+      apiUrl: 'https://api.github.corp.example',
+    });
+  });
+
+  it('requires the client and its secret for github, in development too', () => {
+    expect(issuesOf({ UPSTREAM_PROVIDER: 'github' })).toEqual([
+      { path: 'UPSTREAM_CLIENT_ID', message: 'is required with UPSTREAM_PROVIDER=github' },
+      { path: 'UPSTREAM_CLIENT_SECRET', message: 'is required with UPSTREAM_PROVIDER=github' },
+    ]);
+  });
+
+  it("refuses another provider's variable rather than ignoring it", () => {
+    expect(issuesOf({ ...GITHUB, UPSTREAM_ISSUER: 'https://idp.example.com' })).toEqual([
+      {
+        path: 'UPSTREAM_ISSUER',
+        message: 'is not read with UPSTREAM_PROVIDER=github (only with oidc or oauth2): remove it',
+      },
+    ]);
+    expect(issuesOf({ UPSTREAM_BASE_URL: 'https://github.com' })).toEqual([
+      {
+        path: 'UPSTREAM_BASE_URL',
+        message: 'is not read with UPSTREAM_PROVIDER=oidc (only with github): remove it',
+      },
+    ]);
+  });
+
+  it('refuses a plain-http or malformed base URL or endpoint off loopback', () => {
+    expect(issuesOf({ ...GITHUB, UPSTREAM_BASE_URL: 'http://github.corp.example' })).toHaveLength(1);
+    expect(issuesOf({ ...GITHUB, UPSTREAM_BASE_URL: 'http://127.0.0.1:8080' })).toEqual([]);
+    expect(issuesOf({ ...OAUTH2, UPSTREAM_TOKEN_ENDPOINT: 'http://login.example.com/token' })).toEqual([
+      { path: 'UPSTREAM_TOKEN_ENDPOINT', message: 'must be https (http only on a loopback host)' },
+    ]);
+    expect(issuesOf({ ...OAUTH2, UPSTREAM_USERINFO_ENDPOINT: 'https://api.example.com/me#x' })).toHaveLength(
+      1,
+    );
+    expect(issuesOf({ ...OAUTH2, UPSTREAM_SUBJECT_CLAIM: 'a b' })).toHaveLength(1);
+  });
+
+  it('takes oauth2 endpoints as given, keys its users within the authorization endpoint origin, subject sub', () => {
+    const env = envSchema.parse(OAUTH2);
+    expect(env.UPSTREAM_SCOPES).toEqual([]);
+    expect(upstreamProviderOptions(env)).toEqual({
+      provider: {
+        name: 'oauth2',
+        authorizationEndpoint: OAUTH2.UPSTREAM_AUTHORIZATION_ENDPOINT,
+        tokenEndpoint: OAUTH2.UPSTREAM_TOKEN_ENDPOINT,
+        userinfoEndpoint: OAUTH2.UPSTREAM_USERINFO_ENDPOINT,
+        subjectClaim: 'sub',
+        tokenEndpointAuthMethod: 'client_secret_basic',
+      },
+      issuer: 'https://login.example.com',
+    });
+    const named = envSchema.parse({
+      ...OAUTH2,
+      UPSTREAM_ISSUER: 'https://login.example.com/tenant',
+      UPSTREAM_SUBJECT_CLAIM: 'id',
+    });
+    expect(upstreamProviderOptions(named)).toMatchObject({
+      provider: { subjectClaim: 'id' },
+      issuer: 'https://login.example.com/tenant',
+    });
+    expect(
+      issuesOf({ UPSTREAM_PROVIDER: 'oauth2', UPSTREAM_CLIENT_ID: 'proxy' }).map((issue) => issue.path),
+    ).toEqual(['UPSTREAM_AUTHORIZATION_ENDPOINT', 'UPSTREAM_TOKEN_ENDPOINT', 'UPSTREAM_USERINFO_ENDPOINT']);
+  });
+
+  it('still requires UPSTREAM_ISSUER in production for oidc only', () => {
+    const production = {
+      NODE_ENV: 'production',
+      COOKIE_SECRET: 'c'.repeat(43),
+      KEY_ENCRYPTION_KEY: 'k'.repeat(43),
+    };
+    expect(issuesOf({ ...production }).map((issue) => issue.path)).toContain('UPSTREAM_ISSUER');
+    expect(issuesOf({ ...production, ...GITHUB }).map((issue) => issue.path)).not.toContain(
+      'UPSTREAM_ISSUER',
+    );
+  });
+});

@@ -1,0 +1,224 @@
+// Rules kept: a provider's variables are set only with that provider, so a leftover one never goes unnoticed; each
+// URL is https (http only on a loopback host, RFC 8252 8.3 and RFC 9700 2.6 for development), without userinfo or
+// fragment (RFC 6749 3.1: an endpoint may carry a query, never a fragment).
+import { IssuerEnvSchema } from '@portcullis/authorization';
+import { isLoopbackHost } from '@portcullis/protocol';
+import { z } from 'zod';
+import { AllowedUsersEnvSchema, asksGithubMembership, type AllowedUsers } from '../allowed/allowed-users.js';
+import { GITHUB_BASE_URL, githubApiUrl } from './github.provider.js';
+import { UPSTREAM_PROVIDER_NAMES, type UpstreamProviderOptions } from './upstream-provider.js';
+
+/** Presets of identity providers not offered yet; `oidc` fronts most of them through discovery meanwhile. */
+const NOT_YET = ['google', 'entra', 'okta', 'auth0', 'keycloak'];
+
+/** An empty variable counts as unset. */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+/** An endpoint URL: absolute, https (http on loopback), no userinfo or fragment. */
+const EndpointUrlSchema = z.string().superRefine((value, context) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'must be an absolute URL' });
+    return;
+  }
+  if (url.hash || value.includes('#') || url.username || url.password) {
+    context.addIssue({ code: 'custom', message: 'must not have a fragment or userinfo' });
+  } else if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    context.addIssue({ code: 'custom', message: 'must be https (http only on a loopback host)' });
+  }
+});
+
+/** The variables of `UPSTREAM_PROVIDER` and its presets; see the README's provider sections. */
+export const upstreamProviderEnvFields = {
+  UPSTREAM_PROVIDER: z.preprocess(
+    unsetIfEmpty,
+    z
+      .enum(UPSTREAM_PROVIDER_NAMES, {
+        error:
+          `must be one of ${UPSTREAM_PROVIDER_NAMES.join(', ')} (${NOT_YET.join(', ')} are not available yet: ` +
+          'oidc signs in at any of them that publishes OpenID Connect discovery)',
+      })
+      .default('oidc'),
+  ),
+  /** `github`: the host of the OAuth endpoints (GitHub Enterprise Server's URL); default https://github.com. */
+  UPSTREAM_BASE_URL: z.preprocess(unsetIfEmpty, IssuerEnvSchema.optional()),
+  /** `github`: the REST API; default https://api.github.com, or `{UPSTREAM_BASE_URL}/api/v3`. */
+  UPSTREAM_API_URL: z.preprocess(unsetIfEmpty, IssuerEnvSchema.optional()),
+  UPSTREAM_AUTHORIZATION_ENDPOINT: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
+  UPSTREAM_TOKEN_ENDPOINT: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
+  UPSTREAM_USERINFO_ENDPOINT: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
+  /** Who may sign in: JSON rules (see the README); unset, everyone the upstream signs in. */
+  UPSTREAM_ALLOWED: z.preprocess(unsetIfEmpty, AllowedUsersEnvSchema.optional()),
+  /** `oauth2`: how the client secret goes to the token endpoint (RFC 6749 2.3.1); default HTTP Basic. */
+  UPSTREAM_TOKEN_ENDPOINT_AUTH_METHOD: z.preprocess(
+    unsetIfEmpty,
+    z
+      .enum(['client_secret_basic', 'client_secret_post'], {
+        error: 'must be client_secret_basic or client_secret_post',
+      })
+      .optional(),
+  ),
+  /** `oauth2`: the UserInfo answer's member naming the person (a JSON member name, not a path). */
+  UPSTREAM_SUBJECT_CLAIM: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be the name of a member of the UserInfo answer')
+      .optional(),
+  ),
+};
+
+type ProviderEnv = {
+  UPSTREAM_PROVIDER: (typeof UPSTREAM_PROVIDER_NAMES)[number];
+  UPSTREAM_ISSUER?: string | undefined;
+  UPSTREAM_CLIENT_ID?: string | undefined;
+  UPSTREAM_CLIENT_SECRET?: string | undefined;
+  UPSTREAM_BASE_URL?: string | undefined;
+  UPSTREAM_API_URL?: string | undefined;
+  UPSTREAM_AUTHORIZATION_ENDPOINT?: string | undefined;
+  UPSTREAM_TOKEN_ENDPOINT?: string | undefined;
+  UPSTREAM_USERINFO_ENDPOINT?: string | undefined;
+  UPSTREAM_SUBJECT_CLAIM?: string | undefined;
+  UPSTREAM_TOKEN_ENDPOINT_AUTH_METHOD?: 'client_secret_basic' | 'client_secret_post' | undefined;
+  UPSTREAM_ALLOWED?: AllowedUsers | undefined;
+  UPSTREAM_SCOPES?: readonly string[] | undefined;
+};
+
+/** Which variables each provider reads beyond the client's; any other provider's is refused. */
+const PROVIDER_VARIABLES: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'], readonly (keyof ProviderEnv)[]>> =
+  {
+    oidc: ['UPSTREAM_ISSUER'],
+    github: ['UPSTREAM_BASE_URL', 'UPSTREAM_API_URL'],
+    oauth2: [
+      'UPSTREAM_ISSUER',
+      'UPSTREAM_AUTHORIZATION_ENDPOINT',
+      'UPSTREAM_TOKEN_ENDPOINT',
+      'UPSTREAM_USERINFO_ENDPOINT',
+      'UPSTREAM_SUBJECT_CLAIM',
+      'UPSTREAM_TOKEN_ENDPOINT_AUTH_METHOD',
+    ],
+  };
+
+/** What each provider needs whatever `NODE_ENV` (the `oidc` development default is the local server). */
+const REQUIRED: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'], readonly (keyof ProviderEnv)[]>> = {
+  oidc: [],
+  // GitHub's token endpoint asks for the client secret of OAuth Apps and GitHub Apps alike, PKCE or not.
+  github: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_CLIENT_SECRET'],
+  oauth2: [
+    'UPSTREAM_CLIENT_ID',
+    'UPSTREAM_AUTHORIZATION_ENDPOINT',
+    'UPSTREAM_TOKEN_ENDPOINT',
+    'UPSTREAM_USERINFO_ENDPOINT',
+  ],
+};
+
+/** Refuses a variable of another provider, and a missing one this provider needs, naming the variable. */
+export function checkUpstreamProviderEnv(env: ProviderEnv, context: z.RefinementCtx): void {
+  const provider = env.UPSTREAM_PROVIDER;
+  const mine = PROVIDER_VARIABLES[provider];
+  const everyProvidersVariables = new Set(Object.values(PROVIDER_VARIABLES).flat());
+  for (const name of everyProvidersVariables) {
+    if (env[name] === undefined || mine.includes(name)) continue;
+    const readers = UPSTREAM_PROVIDER_NAMES.filter((each) => PROVIDER_VARIABLES[each].includes(name));
+    context.addIssue({
+      code: 'custom',
+      path: [name],
+      message: `is not read with UPSTREAM_PROVIDER=${provider} (only with ${readers.join(' or ')}): remove it`,
+    });
+  }
+  checkAllowedUsers(env, context);
+  for (const name of REQUIRED[provider]) {
+    if (env[name] === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `is required with UPSTREAM_PROVIDER=${provider}`,
+      });
+    }
+  }
+}
+
+/** Scopes under which GitHub answers organization and team membership (`read:org`, or wider). */
+const GITHUB_ORG_SCOPES = ['read:org', 'write:org', 'admin:org'];
+
+/** GitHub membership rules need the github provider, and a scope that lets GitHub answer them. */
+function checkAllowedUsers(env: ProviderEnv, context: z.RefinementCtx): void {
+  if (!asksGithubMembership(env.UPSTREAM_ALLOWED)) return;
+  if (env.UPSTREAM_PROVIDER !== 'github') {
+    context.addIssue({
+      code: 'custom',
+      path: ['UPSTREAM_ALLOWED'],
+      message: `names GitHub organizations or teams, which only UPSTREAM_PROVIDER=github can check`,
+    });
+  } else if (
+    Array.isArray(env.UPSTREAM_SCOPES) &&
+    !env.UPSTREAM_SCOPES.some((scope) => GITHUB_ORG_SCOPES.includes(scope))
+  ) {
+    context.addIssue({
+      code: 'custom',
+      path: ['UPSTREAM_SCOPES'],
+      message: 'must include read:org: UPSTREAM_ALLOWED names GitHub organizations or teams',
+    });
+  }
+}
+
+/** The scopes asked when `UPSTREAM_SCOPES` is unset: the provider's, and `read:org` where GitHub rules need it. */
+export function defaultUpstreamScopes(env: ProviderEnv): string[] {
+  const scopes = [...DEFAULT_UPSTREAM_SCOPES[env.UPSTREAM_PROVIDER]];
+  return asksGithubMembership(env.UPSTREAM_ALLOWED) ? [...scopes, 'read:org'] : scopes;
+}
+
+/** The scopes asked of each provider when `UPSTREAM_SCOPES` is unset. */
+const DEFAULT_UPSTREAM_SCOPES: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'], readonly string[]>> = {
+  oidc: ['openid'],
+  // The profile (`GET /user`) and the verified addresses (`GET /user/emails`).
+  github: ['read:user', 'user:email'],
+  // The server's default scopes (RFC 6749 3.3).
+  oauth2: [],
+};
+
+/** The provider preset and its settings, from a checked configuration. */
+export function upstreamProviderOptions(env: ProviderEnv): {
+  provider: UpstreamProviderOptions;
+  /** The issuer, or what stands for it: the base URL (github), the authorization endpoint's origin (oauth2). */
+  issuer?: string;
+} {
+  switch (env.UPSTREAM_PROVIDER) {
+    case 'oidc':
+      return { provider: { name: 'oidc' }, ...(env.UPSTREAM_ISSUER ? { issuer: env.UPSTREAM_ISSUER } : {}) };
+    case 'github': {
+      const baseUrl = env.UPSTREAM_BASE_URL ?? GITHUB_BASE_URL;
+      return {
+        provider: { name: 'github', baseUrl, apiUrl: env.UPSTREAM_API_URL ?? githubApiUrl(baseUrl) },
+        issuer: baseUrl,
+      };
+    }
+    case 'oauth2': {
+      const authorizationEndpoint = checked(env, 'UPSTREAM_AUTHORIZATION_ENDPOINT');
+      return {
+        provider: {
+          name: 'oauth2',
+          authorizationEndpoint,
+          tokenEndpoint: checked(env, 'UPSTREAM_TOKEN_ENDPOINT'),
+          userinfoEndpoint: checked(env, 'UPSTREAM_USERINFO_ENDPOINT'),
+          subjectClaim: env.UPSTREAM_SUBJECT_CLAIM ?? 'sub',
+          tokenEndpointAuthMethod: env.UPSTREAM_TOKEN_ENDPOINT_AUTH_METHOD ?? 'client_secret_basic',
+        },
+        issuer: env.UPSTREAM_ISSUER ?? new URL(authorizationEndpoint).origin,
+      };
+    }
+  }
+}
+
+/** A variable {@link checkUpstreamProviderEnv} requires, so present in a parsed configuration. */
+function checked(
+  env: ProviderEnv,
+  name: 'UPSTREAM_AUTHORIZATION_ENDPOINT' | 'UPSTREAM_TOKEN_ENDPOINT' | 'UPSTREAM_USERINFO_ENDPOINT',
+): string {
+  const value = env[name];
+  if (value === undefined)
+    throw new Error(`${name} is required with UPSTREAM_PROVIDER=${env.UPSTREAM_PROVIDER}`);
+  return value;
+}

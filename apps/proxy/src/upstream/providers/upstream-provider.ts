@@ -1,0 +1,96 @@
+import type { UserProfile } from '@portcullis/authorization';
+import type * as oidc from 'openid-client';
+import type { UpstreamOptions } from '../../proxy.options.js';
+
+/**
+ * The presets `UPSTREAM_PROVIDER` names: `oidc` (discovery, the default), `github`, and `oauth2` (explicit
+ * endpoints).
+ */
+export const UPSTREAM_PROVIDER_NAMES = ['oidc', 'github', 'oauth2'] as const;
+
+export type UpstreamProviderName = (typeof UPSTREAM_PROVIDER_NAMES)[number];
+
+/** The provider preset chosen by `UPSTREAM_PROVIDER`, with what it reads from the environment. */
+export type UpstreamProviderOptions =
+  /** OpenID Connect or RFC 8414 discovery from `UpstreamOptions.issuer`. */
+  | { readonly name: 'oidc' }
+  /** GitHub.com or GitHub Enterprise Server: `baseUrl` serves the OAuth endpoints, `apiUrl` the REST API. */
+  | { readonly name: 'github'; readonly baseUrl: string; readonly apiUrl: string }
+  /** A plain OAuth 2.0 server without metadata, and a JSON API naming the person. */
+  | {
+      readonly name: 'oauth2';
+      readonly authorizationEndpoint: string;
+      readonly tokenEndpoint: string;
+      readonly userinfoEndpoint: string;
+      /** The member of the UserInfo answer that is the person's stable identifier (`sub`, `id`). */
+      readonly subjectClaim: string;
+      /** How the client secret goes to the token endpoint (RFC 6749 2.3.1). */
+      readonly tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post';
+    };
+
+/**
+ * Who signed in, as the provider states it. A local user is keyed by (`provider`, `issuer`, `subject`), never by an
+ * address or a login name, which their owners can change and the provider can reassign.
+ *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#ClaimStability
+ */
+export interface ProviderIdentity {
+  /** What the subject is unique within: the issuer (OpenID Connect, RFC 8414), or the API base (GitHub). */
+  readonly issuer: string;
+  /** The provider's stable identifier of the person: `sub`, GitHub's numeric `id`. */
+  readonly subject: string;
+  /** A name to show and log; never a key. */
+  readonly displayName: string;
+  /** The provider's login name (GitHub's `login`), for the allowed-user rules; it can change. */
+  readonly login?: string;
+  /**
+   * The person's `name`, `email` and `email_verified` as the provider stated them (`emailVerified` true only when it
+   * says the address beside it was verified), for the proxy's own `profile` and `email` claims.
+   */
+  readonly profile: UserProfile;
+}
+
+/** The tokens of one code exchange, as openid-client checked them. */
+export type UpstreamTokenResponse = oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;
+
+/**
+ * One identity provider's wire: where its endpoints are, what its authorization request needs beyond RFC 6749 and
+ * PKCE, how its token endpoint answers, and how it says who signed in. The OAuth itself (state, PKCE S256, the
+ * RFC 9207 `iss` check, `nonce`, the code exchange, deadlines) is `UpstreamClient`'s, the same for every provider.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1
+ */
+export interface UpstreamProvider {
+  readonly name: UpstreamProviderName;
+  /** OpenID Connect: a `nonce` is sent and an ID token is required in the token response. */
+  readonly openIdConnect: boolean;
+  /**
+   * The authorization server's metadata (RFC 8414 2): discovered, or written from the provider's documentation.
+   * Asked at most once an hour, within `UPSTREAM_TIMEOUT_MS`.
+   *
+   * @throws UpstreamError when the upstream cannot be used (no PKCE S256)
+   */
+  metadata(): Promise<oidc.ServerMetadata>;
+  /** Parameters of the authorization request beyond the OAuth ones (`access_type`, `audience`, ...). */
+  authorizationParameters(): Readonly<Record<string, string>>;
+  /**
+   * The token endpoint's answer brought to RFC 6749 5.1 / 5.2 form before openid-client checks it, for a provider
+   * that answers otherwise; absent for one that follows the RFC.
+   */
+  tokenResponse?(response: Response): Promise<Response>;
+  /** Who signed in, from the ID token and the provider's API, asked with the upstream access token. */
+  identity(config: oidc.Configuration, tokens: UpstreamTokenResponse): Promise<ProviderIdentity>;
+  /**
+   * Whether the person belongs to `group` at the provider (GitHub: an organization, or `organization/team`), asked
+   * with their upstream access token; for the allowed-user rules. Absent: the provider has no groups to ask about.
+   */
+  isMember?(
+    config: oidc.Configuration,
+    tokens: { readonly accessToken: string },
+    identity: ProviderIdentity,
+    group: string,
+  ): Promise<boolean>;
+}
+
+/** Builds the provider `options.provider` names. */
+export type UpstreamProviderFactory = (options: UpstreamOptions) => UpstreamProvider;
