@@ -165,6 +165,7 @@ async function load(pool, request, connections, seconds, headers) {
   const latencies = [];
   let failures = 0;
   let failure;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const endAt = started + seconds * 1000;
   let last = started;
@@ -192,16 +193,21 @@ async function load(pool, request, connections, seconds, headers) {
     }
   };
   await Promise.all(Array.from({ length: connections }, worker));
+  // The load generator's own CPU over the window (this process: the proofs are signed before it).
+  const used = process.cpuUsage(cpu);
+  const wall = (performance.now() - started) / 1000;
   if (failures > 0) throw new Error(`${failures} requests failed, the first with ${failure}`);
-  return { latencies, seconds: (last - started) / 1000 };
+  return { latencies, seconds: (last - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6, wall };
 }
 
-/** Requests per second and latency percentiles (ms) of several windows together. */
+/** Requests per second, latency percentiles (ms) and the generator's cores of several windows together. */
 function summary(windows) {
   const latencies = windows.flatMap((window) => window.latencies).sort((a, b) => a - b);
   const seconds = windows.reduce((total, window) => total + window.seconds, 0);
+  const cpu = windows.reduce((total, window) => total + window.cpuSeconds, 0);
+  const wall = windows.reduce((total, window) => total + window.wall, 0);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
+  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), generatorCores: cpu / wall };
 }
 
 /** Runs the comparison; resolves with both summaries and the settings used. */

@@ -40,7 +40,7 @@ const provider = new Provider(issuer, {
       client_secret: process.env.CLIENT_SECRET ?? 'bench-secret',
       token_endpoint_auth_method: 'client_secret_basic',
       application_type: 'web',
-      redirect_uris: ['http://127.0.0.1/callback'],
+      redirect_uris: ['https://bench-client.example/callback'],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
     },

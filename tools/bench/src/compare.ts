@@ -2,24 +2,33 @@ import { drive, summarize, type Step, type Summary, type Window } from './load.j
 import type { Settings } from './settings.js';
 
 /**
- * Ours and the peer, the same step shape, in alternating windows after a warm-up each: the two summaries. Ours runs
- * first in each round.
+ * Several sides of the same step shape, in alternating windows after a warm-up each: one summary per side, in the
+ * order given (the first runs first in each round), so load from elsewhere on the machine weighs on all alike.
  */
+export async function compareMany(
+  settings: Settings,
+  sides: readonly Step[],
+  connections = settings.connections,
+): Promise<Summary[]> {
+  for (const side of sides) await drive(connections, settings.warmupSeconds, side);
+  const windows: Window[][] = sides.map(() => []);
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const [index, side] of sides.entries())
+      windows[index]?.push(await drive(connections, settings.seconds, side));
+  }
+  return windows.map((measured) => summarize(measured));
+}
+
+/** Ours and the peer ({@link compareMany} of two): the two summaries. */
 export async function compare(
   settings: Settings,
   ours: Step,
   peer: Step,
   connections = settings.connections,
 ): Promise<{ ours: Summary; peer: Summary }> {
-  await drive(connections, settings.warmupSeconds, ours);
-  await drive(connections, settings.warmupSeconds, peer);
-  const oursWindows: Window[] = [];
-  const peerWindows: Window[] = [];
-  for (let round = 0; round < settings.rounds; round++) {
-    oursWindows.push(await drive(connections, settings.seconds, ours));
-    peerWindows.push(await drive(connections, settings.seconds, peer));
-  }
-  return { ours: summarize(oursWindows), peer: summarize(peerWindows) };
+  const [oursSummary, peerSummary] = await compareMany(settings, [ours, peer], connections);
+  if (!oursSummary || !peerSummary) throw new Error('compare: a side was not measured');
+  return { ours: oursSummary, peer: peerSummary };
 }
 
 /** The entry of `list` a worker owns; a missing one is a bug of the scenario's setup. */

@@ -3,6 +3,7 @@
  * for a fixed window, waiting for each answer before the next (closed loop), with the latency of every step.
  */
 import { readFileSync } from 'node:fs';
+import { cores, startCpuMeter, type CpuReading } from './cpu-meter.js';
 
 /** What one window measured. */
 export interface Window {
@@ -10,6 +11,8 @@ export interface Window {
   readonly latencies: readonly number[];
   /** The window's length in seconds, from the first step to the last answer. */
   readonly seconds: number;
+  /** This process's CPU over the window: the load generator's own share. */
+  readonly generator?: CpuReading;
 }
 
 /** One worker's step; throws when the step failed (the window then fails with the first error). */
@@ -19,6 +22,7 @@ export type Step = (worker: number) => Promise<void>;
 export async function drive(connections: number, seconds: number, step: Step): Promise<Window> {
   const latencies: number[] = [];
   let failure: unknown;
+  const meter = startCpuMeter();
   const started = performance.now();
   const endAt = started + seconds * 1000;
   let last = started;
@@ -36,8 +40,9 @@ export async function drive(connections: number, seconds: number, step: Step): P
     }
   };
   await Promise.all(Array.from({ length: connections }, (_, index) => worker(index)));
+  const generator = meter();
   if (failure !== undefined) throw failure instanceof Error ? failure : new Error(String(failure));
-  return { latencies, seconds: (last - started) / 1000 };
+  return { latencies, seconds: (last - started) / 1000, generator };
 }
 
 /** Steps per second and latency percentiles (ms) of several windows together. */
@@ -46,6 +51,8 @@ export interface Summary {
   readonly p50: number;
   readonly p99: number;
   readonly count: number;
+  /** The load generator's CPU over the windows, in cores (absent when no window measured it). */
+  readonly generatorCores?: number;
 }
 
 export function summarize(windows: readonly Window[]): Summary {
@@ -53,11 +60,13 @@ export function summarize(windows: readonly Window[]): Summary {
   const seconds = windows.reduce((total, window) => total + window.seconds, 0);
   const at = (q: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  const readings = windows.flatMap((window) => (window.generator ? [window.generator] : []));
   return {
     rate: seconds > 0 ? latencies.length / seconds : 0,
     p50: at(0.5),
     p99: at(0.99),
     count: latencies.length,
+    ...(readings.length > 0 ? { generatorCores: cores(readings) } : {}),
   };
 }
 

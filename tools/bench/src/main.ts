@@ -1,8 +1,11 @@
 /**
  * `npm run bench [-- <scenario>...] [--quick] [--json <file>] [--database-url <url>]`: runs the scenarios (all by
- * default) against the built apps as processes, each beside its peer in the same run, and prints one line per
- * measure: our figure, the peer's, the ratio, p50 and p99, the RSS of each process, and whether the goal is met. The
- * numbers are for reading, never asserted: the exit status is 1 only when a scenario could not run.
+ * default) against the built apps as processes, each beside its peer in the same run. It starts with a calibration
+ * line (the load generator against a trivial `node:http` server: the ceiling at that concurrency), prints one line per
+ * measure as it is taken (our figure, the peer's, the ratio, p50 and p99, the RSS of each process, the generator's
+ * own CPU, whether the goal is met, and a warning when the generator used over half a core), and ends with the table
+ * of every row beside its ceiling. The numbers are for reading, never asserted: the exit status is 1 only when a
+ * scenario could not run.
  *
  * PostgreSQL: `--database-url`, else BENCH_DATABASE_URL, else TEST_DATABASE_URL, else a Testcontainers one (each
  * scenario makes a fresh database on that server).
@@ -10,7 +13,9 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { formatRow, meetsGoal, type ResultRow } from './report.js';
+import { calibrate as measureCeiling, formatCalibration } from './calibration.js';
+import type { Summary } from './load.js';
+import { formatRow, meetsGoal, rowWarnings, type ResultRow } from './report.js';
 import {
   reauthorizationScenario,
   refreshHistoryScenario,
@@ -21,6 +26,7 @@ import { clientScenario } from './scenarios/client.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { coldValidationScenario, resourceServerScenario } from './scenarios/resource-server.js';
 import { settingsFor, type Settings } from './settings.js';
+import { formatTable } from './table.js';
 
 interface Scenario {
   readonly description: string;
@@ -28,8 +34,8 @@ interface Scenario {
 }
 
 interface DpopMeasure {
-  bearer: { rps: number; p50: number; p99: number };
-  dpop: { rps: number; p50: number; p99: number };
+  bearer: { rps: number; p50: number; p99: number; generatorCores: number };
+  dpop: { rps: number; p50: number; p99: number; generatorCores: number };
   settings: { route: string; connections: number; rounds: number; seconds: number; redisUrl?: string };
   rss?: number;
 }
@@ -70,12 +76,14 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
   },
   dpop: {
     description: 'protected server requests with a DPoP proof each vs Bearer',
-    async run(_settings, args) {
+    async run(benchSettings, args) {
       const module = (await import(new URL('../dpop.mjs', import.meta.url).href)) as {
         measure(args: string[]): Promise<DpopMeasure>;
       };
       const result = await module.measure([
         ...(args.quick ? ['--quick'] : []),
+        '--connections',
+        String(benchSettings.connections),
         ...(args.databaseUrl ? ['--database-url', args.databaseUrl] : []),
       ]);
       const { settings } = result;
@@ -83,8 +91,21 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
         {
           scenario: 'dpop',
           unit: 'req/s',
-          ours: { rate: result.dpop.rps, p50: result.dpop.p50, p99: result.dpop.p99, ...rss(result.rss) },
-          peer: { name: 'Bearer', rate: result.bearer.rps, p50: result.bearer.p50, p99: result.bearer.p99 },
+          connections: settings.connections,
+          ours: {
+            rate: result.dpop.rps,
+            p50: result.dpop.p50,
+            p99: result.dpop.p99,
+            generatorCores: result.dpop.generatorCores,
+            ...rss(result.rss),
+          },
+          peer: {
+            name: 'Bearer',
+            rate: result.bearer.rps,
+            p50: result.bearer.p50,
+            p99: result.bearer.p99,
+            generatorCores: result.bearer.generatorCores,
+          },
           goal: { ratio: 0.7 },
           setup: `GET /api/notes, cached token verdict, a fresh proof per request, ${settings.connections} connections, ${settings.rounds}x${settings.seconds}s each, replay store ${settings.redisUrl ? 'redis' : 'memory'}`,
         },
@@ -141,26 +162,46 @@ async function main(argv: string[]): Promise<number> {
   const names = positionals.length > 0 ? positionals : Object.keys(SCENARIOS);
   const rows: ResultRow[] = [];
   const failed: string[] = [];
+  const measured = new Map<number, Summary>();
+  /** The ceiling at `connections`, measured and printed the first time it is asked for. */
+  const calibrate = async (connections: number) => {
+    if (measured.has(connections)) return;
+    const ceiling = await measureCeiling(settings, connections);
+    measured.set(connections, ceiling);
+    process.stdout.write(`${formatCalibration(connections, ceiling)}\n`);
+  };
+  try {
+    await calibrate(settings.connections);
+  } catch (error) {
+    failed.push('calibration');
+    process.stderr.write(`calibration: could not run: ${describe(error)}\n`);
+  }
   for (const name of names) {
     try {
       const scenarioRows = await (SCENARIOS[name] as Scenario).run(settings, {
         quick: values.quick,
         ...(databaseUrl ? { databaseUrl } : {}),
       });
-      for (const row of scenarioRows) process.stdout.write(`${formatRow(row)}\n`);
+      for (const row of scenarioRows) {
+        process.stdout.write(`${formatRow(row)}\n`);
+        for (const warning of rowWarnings(row)) process.stdout.write(`${warning}\n`);
+      }
       rows.push(...scenarioRows);
+      // A row at another concurrency (c=1) gets its own ceiling, measured once its scenario's servers are gone.
+      for (const connections of new Set(scenarioRows.map((row) => row.connections)))
+        if (connections !== undefined) await calibrate(connections);
     } catch (error) {
       failed.push(name);
-      process.stderr.write(
-        `${name}: could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
+      process.stderr.write(`${name}: could not run: ${describe(error)}\n`);
     }
   }
+  process.stdout.write(`\n${formatTable(rows, measured)}\n`);
   if (values.json) {
     const report = {
       date: new Date().toISOString(),
       quick: values.quick,
       node: process.version,
+      calibration: [...measured].map(([connections, ceiling]) => ({ connections, ...ceiling })),
       rows: rows.map((row) => ({
         ...row,
         ...(row.peer ? { ratio: row.ours.rate / row.peer.rate } : {}),
@@ -171,6 +212,10 @@ async function main(argv: string[]): Promise<number> {
     writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
   }
   return failed.length > 0 ? 1 : 0;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

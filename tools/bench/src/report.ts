@@ -1,13 +1,19 @@
+import { generatorWarning } from './cpu-meter.js';
+
 /** One line of the benchmark table: our figure, the peer's in the same run, and their ratio. */
 export interface ResultRow {
   readonly scenario: string;
   /** What is counted, e.g. `refreshes/s`. */
   readonly unit: string;
+  /** The concurrency it ran at (closed-loop workers): the calibration ceiling it is read against. */
+  readonly connections?: number;
   readonly ours: {
     readonly rate: number;
     readonly p50: number;
     readonly p99: number;
     readonly rssMiB?: number;
+    /** The load generator's CPU while ours was measured, in cores. */
+    readonly generatorCores?: number;
   };
   readonly peer?: {
     readonly name: string;
@@ -15,6 +21,7 @@ export interface ResultRow {
     readonly p50: number;
     readonly p99: number;
     readonly rssMiB?: number;
+    readonly generatorCores?: number;
   };
   /** The goal, as a ratio of ours to the peer, or as an absolute rate. */
   readonly goal?: {
@@ -50,6 +57,8 @@ export interface ResultRow {
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
+const generator = (value: number | undefined) =>
+  value === undefined ? '' : `, generator ${value.toFixed(2)} cores`;
 const rss = (value: number | undefined) => (value === undefined ? '' : `, RSS ${Math.round(value)} MiB`);
 
 /** Whether the row meets each goal it has. */
@@ -92,14 +101,14 @@ function percent(fraction: number): string {
 /** One line per row: ours, the peer, the ratio, latencies, RSS, and the goal met or missed. */
 export function formatRow(row: ResultRow): string {
   if (row.memory) return formatMemory(row, row.memory);
-  const latencies = `p50 ${ms(row.ours.p50)}, p99 ${ms(row.ours.p99)}${rss(row.ours.rssMiB)}`;
+  const latencies = `p50 ${ms(row.ours.p50)}, p99 ${ms(row.ours.p99)}${rss(row.ours.rssMiB)}${generator(row.ours.generatorCores)}`;
   const ours = row.counts
     ? `ours ${Math.round(row.ours.rate)} ${row.unit}: ${Object.entries(row.counts)
         .map(([kind, count]) => `${kind} ${count}`)
         .join(', ')} (${latencies})`
     : `ours ${Math.round(row.ours.rate)} ${row.unit} (${latencies})`;
   const peer = row.peer
-    ? `, ${row.peer.name} ${Math.round(row.peer.rate)} ${row.unit} (p50 ${ms(row.peer.p50)}, p99 ${ms(row.peer.p99)}${rss(row.peer.rssMiB)}), ratio ${(row.ours.rate / row.peer.rate).toFixed(2)}x`
+    ? `, ${row.peer.name} ${Math.round(row.peer.rate)} ${row.unit} (p50 ${ms(row.peer.p50)}, p99 ${ms(row.peer.p99)}${rss(row.peer.rssMiB)}${generator(row.peer.generatorCores)}), ratio ${(row.ours.rate / row.peer.rate).toFixed(2)}x`
     : '';
   const goals: string[] = [];
   if (row.goal?.ratio !== undefined) goals.push(`>= ${row.goal.ratio.toFixed(2)}x`);
@@ -109,4 +118,12 @@ export function formatRow(row: ResultRow): string {
   for (const [kind, max] of Object.entries(row.goal?.counts ?? {})) goals.push(`${kind} <= ${max}`);
   const goal = goals.length > 0 ? `; goal ${goals.join(', ')}: ${meetsGoal(row) ? 'met' : 'missed'}` : '';
   return `${row.scenario}: ${ours}${peer}${goal} [${row.setup}]`;
+}
+
+/** The row's generator warnings (a side over half a core), one line each. */
+export function rowWarnings(row: ResultRow): string[] {
+  return [
+    generatorWarning(`${row.scenario}, ours`, row.ours.generatorCores),
+    row.peer ? generatorWarning(`${row.scenario}, ${row.peer.name}`, row.peer.generatorCores) : undefined,
+  ].filter((warning): warning is string => warning !== undefined);
 }

@@ -1,19 +1,23 @@
 /**
  * The authorization server against oidc-provider, each a process of its own, the same client shape (confidential,
- * `client_secret_basic`, PKCE S256, refresh tokens rotated on every use):
+ * `client_secret_basic`, PKCE S256, refresh tokens rotated on every use), every timed request a raw one through a
+ * keep-alive pool per server (raw-flow.ts):
  * - `refresh`: independent refresh token families, one per worker, each refreshed in a loop (each request consumes
- *   one token and gets the next), ours on PostgreSQL, oidc-provider in memory.
+ *   one token and gets the next), ours on PostgreSQL, oidc-provider in memory; and the same refresh's statements as
+ *   plain SQL on our database (sql-reference.ts), the database's limit.
  * - `reauthorization`: a person with a session and consent: `/authorize` answers with a code at once, then `/token`
  *   redeems it; flows per second at `connections` workers, and the median at one.
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { ClientRepository, generateClientSecret, hashClientSecret } from '@portcullis/authorization';
 import { codeChallengeS256, generateCodeVerifier } from '@portcullis/protocol';
 import {
   authorize,
   authorizationRequest,
   HeadlessUserAgent,
   postgresServerAvailable,
+  RESOURCE,
   spawnApp,
   startAuthorizationServers,
   tokenRequest,
@@ -22,29 +26,62 @@ import {
   type TestClient,
   type UserAgentResponse,
 } from '@portcullis/testing';
-import { compare, own } from '../compare.js';
-import { drive, rssMiB, summarize, type Step, type Window } from '../load.js';
+import { compare, compareMany } from '../compare.js';
+import { drive, rssMiB, summarize, type Window } from '../load.js';
+import { basicAuthorization, PoolClient } from '../pool-client.js';
+import { refreshStep, reauthorizationStep, type FlowClient, type FlowServer } from '../raw-flow.js';
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
+import { APP_DATABASE_POOL_SIZE, startSqlReference, type SqlReference } from '../sql-reference.js';
 
 const PEER_MAIN = fileURLToPath(new URL('../../peers/oidc-provider.mjs', import.meta.url));
-const REDIRECT_URI = 'http://127.0.0.1/callback';
+/**
+ * Both servers' client redirects here (never requested: the callback is only read). A web client on https keeps
+ * silent re-authorization at both; a loopback redirect URI asks for a click on every authorization at ours
+ * (RFC 8252 8.6), which would measure a page.
+ */
+const REDIRECT_URI = 'https://bench-client.example/callback';
 const PEER_SECRET = randomBytes(24).toString('base64url');
+const SCOPE = 'notes:read';
 
-/** RFC 6749 2.3.1 `client_secret_basic`. */
-function basic(clientId: string, secret: string | undefined): Record<string, string> {
-  const credentials = `${encodeURIComponent(clientId)}:${encodeURIComponent(secret ?? '')}`;
-  return { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+/** oidc-provider's client, as the raw flow sends it. */
+const PEER_CLIENT: FlowClient = {
+  clientId: 'bench',
+  redirectUri: REDIRECT_URI,
+  scope: SCOPE,
+  authorization: basicAuthorization('bench', PEER_SECRET),
+};
+
+/** Our confidential client, as the raw flow sends it. */
+export function ourFlowClient(client: TestClient): FlowClient {
+  return {
+    clientId: client.clientId,
+    redirectUri: client.redirectUri,
+    scope: SCOPE,
+    resource: RESOURCE,
+    ...(client.clientSecret
+      ? { authorization: basicAuthorization(client.clientId, client.clientSecret) }
+      : {}),
+  };
 }
 
-/** Our token endpoint, as the confidential client. */
+/** Our server as the raw flow talks to it, through `pool`. */
+export function ourFlowServer(pool: PoolClient): FlowServer {
+  return { pool, authorizePath: '/authorize', tokenPath: '/token', name: 'our server' };
+}
+
+function peerFlowServer(pool: PoolClient): FlowServer {
+  return { pool, authorizePath: '/auth', tokenPath: '/token', name: 'oidc-provider' };
+}
+
+/** Our token endpoint, as the confidential client, for the untimed setup. */
 function ourToken(issuer: string, client: TestClient, params: Record<string, string | undefined>) {
-  return tokenRequest(issuer, params, basic(client.clientId, client.clientSecret));
+  return tokenRequest(issuer, params, basicAuthorization(client.clientId, client.clientSecret));
 }
 
-/** oidc-provider's token endpoint, as its client. */
+/** oidc-provider's token endpoint, as its client, for the untimed setup. */
 function peerToken(url: string, params: Record<string, string | undefined>) {
-  return tokenRequest(url, params, basic('bench', PEER_SECRET));
+  return tokenRequest(url, params, basicAuthorization('bench', PEER_SECRET));
 }
 
 /**
@@ -65,8 +102,20 @@ export async function startOurs(env: Record<string, string> = {}): Promise<{
     { NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url'), ...env },
     { direct: true },
   );
-  // Confidential, as oidc-provider's: a public loopback client is asked to confirm on every authorization, there as here.
-  const client = await cluster.createClient({ confidential: true });
+  // Confidential and web, as oidc-provider's, on the same https redirect URI.
+  const clientSecret = generateClientSecret();
+  const { clientId } = await new ClientRepository(cluster.database.database.prisma).create({
+    clientId: `bench-${randomBytes(4).toString('hex')}`,
+    clientName: 'Bench client (confidential)',
+    redirectUris: [REDIRECT_URI],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    responseTypes: ['code'],
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    applicationType: 'web',
+    origin: 'preregistered',
+    secretHash: hashClientSecret(clientSecret),
+  });
+  const client: TestClient = { clientId, clientSecret, redirectUri: REDIRECT_URI };
   const user = await cluster.createUser();
   return { cluster, client, user, pid: cluster.instances[0]?.process.process.pid };
 }
@@ -90,7 +139,7 @@ async function peerAuthorize(
     redirect_uri: REDIRECT_URI,
     code_challenge: codeChallengeS256(verifier),
     code_challenge_method: 'S256',
-    scope: 'notes:read',
+    scope: SCOPE,
     state: randomBytes(12).toString('base64url'),
   });
   let response: UserAgentResponse = await ua.get(`${url}/auth?${params.toString()}`);
@@ -168,23 +217,14 @@ export async function ourTokenSets(
   return sets;
 }
 
-/** A worker's refresh at our token endpoint: its family's token is presented and replaced by the rotated one. */
-function ourRefreshStep(cluster: AuthorizationServerCluster, client: TestClient, families: string[]): Step {
-  return async (worker) => {
-    const answer = await ourToken(cluster.issuer, client, {
-      grant_type: 'refresh_token',
-      refresh_token: own(families, worker),
-    });
-    expectOk(answer, 'our refresh');
-    families[worker] = answer.body['refresh_token'] as string;
-  };
-}
-
 export async function refreshScenario(settings: Settings): Promise<ResultRow[]> {
   const ours = await startOurs();
   const peer = await startPeer();
+  const n = settings.connections;
+  const ourPool = new PoolClient(ours.cluster.issuer, n);
+  const peerPool = new PoolClient(peer.url, n);
+  let sql: SqlReference | undefined;
   try {
-    const n = settings.connections;
     const ourTokens = (await ourTokenSets(ours.cluster, ours.client, ours.user, n)).map(
       (set) => set['refresh_token'] as string,
     );
@@ -198,68 +238,86 @@ export async function refreshScenario(settings: Settings): Promise<ResultRow[]> 
       if (typeof token !== 'string') throw new Error('oidc-provider issued no refresh token');
       peerTokens.push(token);
     }
-    const ourStep = ourRefreshStep(ours.cluster, ours.client, ourTokens);
-    const peerStep: Step = async (worker) => {
-      const answer = await peerToken(peer.url, {
-        grant_type: 'refresh_token',
-        refresh_token: own(peerTokens, worker),
-      });
-      expectOk(answer, "oidc-provider's refresh");
-      peerTokens[worker] = answer.body['refresh_token'] as string;
-    };
-    const result = await compare(settings, ourStep, peerStep, n);
+    const databaseUrl = ours.cluster.database.url;
+    if (!databaseUrl) throw new Error('our database has no URL for the SQL reference');
+    sql = await startSqlReference(databaseUrl, ours.client.clientId, n);
+    const [mine, theirs, database] = await compareMany(
+      settings,
+      [
+        refreshStep(ourFlowServer(ourPool), ourFlowClient(ours.client), ourTokens),
+        refreshStep(peerFlowServer(peerPool), PEER_CLIENT, peerTokens),
+        sql.step,
+      ],
+      n,
+    );
+    if (!mine || !theirs || !database) throw new Error('refresh: a side was not measured');
+    const windows = `${settings.rounds}x${settings.seconds}s each`;
     return [
       {
         scenario: 'refresh',
         unit: 'refreshes/s',
-        ours: { ...result.ours, rssMiB: rssMiB(ours.pid) },
-        peer: { name: 'oidc-provider', ...result.peer, rssMiB: rssMiB(peer.pid) },
+        connections: n,
+        ours: { ...mine, rssMiB: rssMiB(ours.pid) },
+        peer: { name: 'oidc-provider', ...theirs, rssMiB: rssMiB(peer.pid) },
         goal: { rate: 1_000, p99Ms: 50 },
-        setup: `${n} families, rotation on every refresh, ours on PostgreSQL, oidc-provider in memory, ${settings.rounds}x${settings.seconds}s each`,
+        setup: `${n} families, rotation on every refresh, ours on PostgreSQL, oidc-provider in memory, ${windows}`,
+      },
+      {
+        scenario: 'refresh vs its database',
+        unit: 'refreshes/s',
+        connections: n,
+        ours: { ...mine, rssMiB: rssMiB(ours.pid) },
+        peer: { name: 'the same statements as plain SQL (pg)', ...database },
+        setup: `${n} workers; the refresh's ${sql.statements} statements (BEGIN and COMMIT included) through a pg pool of ${APP_DATABASE_POOL_SIZE} (the app's), on the same database, alternating with the windows above`,
       },
     ];
   } finally {
+    await sql?.close();
+    await Promise.all([ourPool.close(), peerPool.close()]);
     await peer.app.stop('SIGTERM');
     await ours.cluster.stop();
   }
 }
 
+/** The `Cookie` header a user-agent sends to `url`; a worker without a session there is a bug of the setup. */
+function sessionCookie(ua: HeadlessUserAgent, url: string): string {
+  const cookie = ua.cookieJar.cookieHeader(url);
+  if (!cookie) throw new Error(`no session cookie for ${url} after signing in`);
+  return cookie;
+}
+
 export async function reauthorizationScenario(settings: Settings): Promise<ResultRow[]> {
   const ours = await startOurs();
   const peer = await startPeer();
+  const n = settings.connections;
+  const ourPool = new PoolClient(ours.cluster.issuer, n);
+  const peerPool = new PoolClient(peer.url, n);
   try {
-    const n = settings.connections;
-    // One browser per worker, each with a session and consent (the first flow signs in and approves).
-    const ourBrowsers = Array.from({ length: n }, () => new HeadlessUserAgent());
-    const peerBrowsers = Array.from({ length: n }, () => new HeadlessUserAgent());
-    const ourFlow = async (ua: HeadlessUserAgent) => {
+    // A session and consent per worker, untimed: the first flow of each browser signs in and approves; its cookies
+    // are then replayed as a raw header.
+    const ourCookies: string[] = [];
+    const peerCookies: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const ourUa = new HeadlessUserAgent();
       const request = authorizationRequest(ours.cluster.issuer, ours.client);
-      const callback = await authorize(ua, request, ours.user, ours.client);
+      const callback = await authorize(ourUa, request, ours.user, ours.client);
       expectOk(await ourRedeem(ours.cluster.issuer, ours.client, callback, request), 'our token endpoint');
-    };
-    const peerFlow = async (ua: HeadlessUserAgent) => {
-      const { callback, verifier } = await peerAuthorize(ua, peer.url);
-      expectOk(await peerRedeem(peer.url, callback, verifier), "oidc-provider's token endpoint");
-    };
-    for (const ua of ourBrowsers) await ourFlow(ua);
-    for (const ua of peerBrowsers) await peerFlow(ua);
-    const concurrent = await compare(
-      settings,
-      (worker) => ourFlow(own(ourBrowsers, worker)),
-      (worker) => peerFlow(own(peerBrowsers, worker)),
-      n,
-    );
-    const single = await compare(
-      settings,
-      () => ourFlow(own(ourBrowsers, 0)),
-      () => peerFlow(own(peerBrowsers, 0)),
-      1,
-    );
-    const setup = `session and consent already there, PKCE, ours on PostgreSQL, oidc-provider in memory, ${settings.rounds}x${settings.seconds}s each`;
+      ourCookies.push(sessionCookie(ourUa, `${ours.cluster.issuer}/authorize`));
+      const peerUa = new HeadlessUserAgent();
+      const { callback: peerCallback, verifier } = await peerAuthorize(peerUa, peer.url);
+      expectOk(await peerRedeem(peer.url, peerCallback, verifier), "oidc-provider's token endpoint");
+      peerCookies.push(sessionCookie(peerUa, `${peer.url}/auth`));
+    }
+    const ourFlow = reauthorizationStep(ourFlowServer(ourPool), ourFlowClient(ours.client), ourCookies);
+    const peerFlow = reauthorizationStep(peerFlowServer(peerPool), PEER_CLIENT, peerCookies);
+    const concurrent = await compare(settings, ourFlow, peerFlow, n);
+    const single = await compare(settings, ourFlow, peerFlow, 1);
+    const setup = `session and consent already there (cookie replayed), /authorize read by its Location, PKCE, ours on PostgreSQL, oidc-provider in memory, ${settings.rounds}x${settings.seconds}s each`;
     return [
       {
         scenario: `reauthorization, c=${n}`,
         unit: 'flows/s',
+        connections: n,
         ours: { ...concurrent.ours, rssMiB: rssMiB(ours.pid) },
         peer: { name: 'oidc-provider', ...concurrent.peer, rssMiB: rssMiB(peer.pid) },
         goal: { ratio: 1 },
@@ -268,6 +326,7 @@ export async function reauthorizationScenario(settings: Settings): Promise<Resul
       {
         scenario: 'reauthorization, c=1',
         unit: 'flows/s',
+        connections: 1,
         ours: { ...single.ours, rssMiB: rssMiB(ours.pid) },
         peer: { name: 'oidc-provider', ...single.peer, rssMiB: rssMiB(peer.pid) },
         goal: { p50Ms: 25 },
@@ -275,6 +334,7 @@ export async function reauthorizationScenario(settings: Settings): Promise<Resul
       },
     ];
   } finally {
+    await Promise.all([ourPool.close(), peerPool.close()]);
     await peer.app.stop('SIGTERM');
     await ours.cluster.stop();
   }
@@ -323,13 +383,14 @@ async function seedHistory(
  */
 export async function refreshHistoryScenario(settings: Settings): Promise<ResultRow[]> {
   const ours = await startOurs();
+  const n = settings.connections;
+  const pool = new PoolClient(ours.cluster.issuer, n);
   try {
-    const n = settings.connections;
     const user = await ours.cluster.createUser();
     const families = (await ourTokenSets(ours.cluster, ours.client, user, n)).map(
       (set) => set['refresh_token'] as string,
     );
-    const step = ourRefreshStep(ours.cluster, ours.client, families);
+    const step = refreshStep(ourFlowServer(pool), ourFlowClient(ours.client), families);
     const windows = async () => {
       await drive(n, settings.warmupSeconds, step);
       const measured: Window[] = [];
@@ -347,6 +408,7 @@ export async function refreshHistoryScenario(settings: Settings): Promise<Result
       {
         scenario: 'refresh with history',
         unit: 'refreshes/s',
+        connections: n,
         ours: { ...history, rssMiB: rssMiB(ours.pid) },
         peer: { name: 'the same on fresh tables', ...empty },
         goal: { ratio: 0.8 },
@@ -354,6 +416,7 @@ export async function refreshHistoryScenario(settings: Settings): Promise<Result
       },
     ];
   } finally {
+    await pool.close();
     await ours.cluster.stop();
   }
 }

@@ -23,14 +23,17 @@ import {
   authorize,
   authorizationRequest,
   HeadlessUserAgent,
+  RESOURCE,
   redeem,
   type TestClient,
 } from '@portcullis/testing';
-import { compare, own } from '../compare.js';
+import { compare } from '../compare.js';
 import { rssMiB } from '../load.js';
+import { PoolClient } from '../pool-client.js';
+import { reauthorizationStep, type FlowClient } from '../raw-flow.js';
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
-import { expectOk, startOurs } from './authorization-server.js';
+import { expectOk, ourFlowServer, startOurs } from './authorization-server.js';
 
 const REDIRECT_URI = 'https://bench-client.example/callback';
 const DOCUMENT_PATH = '/clients/bench.json';
@@ -105,42 +108,53 @@ export async function clientIdMetadataScenario(settings: Settings): Promise<Resu
       const registeredClient: TestClient = { clientId: registered.clientId, redirectUri: REDIRECT_URI };
 
       const n = settings.connections;
-      const flow = async (ua: HeadlessUserAgent, client: TestClient, what: string) => {
-        const request = authorizationRequest(issuer, client);
-        const callback = await authorize(ua, request, ours.user, client);
-        expectOk(await redeem(issuer, client, callback, request), what);
+      // A session and consent per worker and client, untimed: the first flow of each browser signs in and approves;
+      // its cookies are then replayed as a raw header on the timed flows.
+      const sessions = async (client: TestClient, what: string): Promise<string[]> => {
+        const cookies: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const ua = new HeadlessUserAgent();
+          const request = authorizationRequest(issuer, client);
+          const callback = await authorize(ua, request, ours.user, client);
+          expectOk(await redeem(issuer, client, callback, request), what);
+          const cookie = ua.cookieJar.cookieHeader(`${issuer}/authorize`);
+          if (!cookie) throw new Error(`no session cookie after signing in (${what})`);
+          cookies.push(cookie);
+        }
+        return cookies;
       };
-      // One browser per worker and client, each with a session and consent (the first flow signs in and approves).
-      const documentBrowsers = Array.from({ length: n }, () => new HeadlessUserAgent());
-      const registeredBrowsers = Array.from({ length: n }, () => new HeadlessUserAgent());
-      for (const ua of documentBrowsers)
-        await flow(ua, documentClient, 'the token endpoint (document client)');
-      for (const ua of registeredBrowsers)
-        await flow(ua, registeredClient, 'the token endpoint (pre-registered client)');
+      const documentCookies = await sessions(documentClient, 'the token endpoint (document client)');
+      const registeredCookies = await sessions(
+        registeredClient,
+        'the token endpoint (pre-registered client)',
+      );
+      // Public clients: no client authentication, `client_id` in the token request (RFC 6749 3.2.1).
+      const flowClient = (client: TestClient): FlowClient => ({
+        clientId: client.clientId,
+        redirectUri: client.redirectUri,
+        scope: 'notes:read',
+        resource: RESOURCE,
+      });
 
+      const pool = new PoolClient(issuer, n);
       const before = documents.fetches();
       const result = await compare(
         settings,
-        (worker) =>
-          flow(own(documentBrowsers, worker), documentClient, 'the token endpoint (document client)'),
-        (worker) =>
-          flow(
-            own(registeredBrowsers, worker),
-            registeredClient,
-            'the token endpoint (pre-registered client)',
-          ),
+        reauthorizationStep(ourFlowServer(pool), flowClient(documentClient), documentCookies),
+        reauthorizationStep(ourFlowServer(pool), flowClient(registeredClient), registeredCookies),
         n,
-      );
+      ).finally(() => pool.close());
       const timed = documents.fetches() - before;
       const rss = rssMiB(ours.pid);
       return [
         {
           scenario: `client ID metadata document, c=${n}`,
           unit: 'flows/s',
+          connections: n,
           ours: { ...result.ours, rssMiB: rss },
           peer: { name: 'pre-registered', ...result.peer, rssMiB: rss },
           goal: { ratio: 0.9 },
-          setup: `/authorize -> code -> /token, session and consent already there, public clients with PKCE, one process on PostgreSQL, document served with max-age=3600 and fetched ${timed} times while timed (warm-ups included), ${documents.fetches()} in all, ${settings.rounds}x${settings.seconds}s each`,
+          setup: `/authorize (its Location read) -> code -> /token, session cookie replayed, consent already there, public clients with PKCE, one process on PostgreSQL, document served with max-age=3600 and fetched ${timed} times while timed (warm-ups included), ${documents.fetches()} in all, ${settings.rounds}x${settings.seconds}s each`,
         },
       ];
     } finally {

@@ -20,6 +20,7 @@ import {
 } from '@portcullis/testing';
 import { Pool } from 'undici';
 import { own } from '../compare.js';
+import { cores, startCpuMeter } from '../cpu-meter.js';
 import { rssMiB } from '../load.js';
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
@@ -78,6 +79,8 @@ interface Measured {
   readonly afterAgain: number;
   readonly requests: number;
   readonly seconds: number;
+  /** The load generator's CPU over the first run, in cores. */
+  readonly generatorCores: number;
 }
 
 /** Lets the booted app settle, reads its RSS, runs the mix, lets it settle, reads it; runs it again and reads it. */
@@ -92,13 +95,16 @@ async function measure(
   const pid = instance.process.process.pid;
   await settle();
   const idle = rssMiB(pid) ?? NaN;
-  const pool = new Pool(instance.url, { connections });
+  const pool = new Pool(instance.url, { connections, pipelining: 1 });
   let seconds = 0;
   let after = NaN;
+  let generatorCores = NaN;
   try {
+    const meter = startCpuMeter();
     const started = performance.now();
     await run(pool, mix, total, connections);
     seconds = (performance.now() - started) / 1000;
+    generatorCores = cores([meter()]);
     await settle();
     after = rssMiB(pid) ?? NaN;
     await run(pool, mix, total, connections);
@@ -106,7 +112,15 @@ async function measure(
     await pool.close();
   }
   await settle();
-  return { app, idle, after, afterAgain: rssMiB(pid) ?? NaN, requests: total, seconds } satisfies Measured;
+  return {
+    app,
+    idle,
+    after,
+    afterAgain: rssMiB(pid) ?? NaN,
+    requests: total,
+    seconds,
+    generatorCores,
+  } satisfies Measured;
 }
 
 /** The authorization server's mix: discovery, keys, refused and real refreshes (one family per worker). */
@@ -275,7 +289,14 @@ export async function memoryScenario(settings: Settings): Promise<ResultRow[]> {
     return measured.map((entry) => ({
       scenario: `memory, ${entry.app}`,
       unit: 'req/s',
-      ours: { rate: entry.requests / entry.seconds, p50: NaN, p99: NaN, rssMiB: entry.after },
+      connections,
+      ours: {
+        rate: entry.requests / entry.seconds,
+        p50: NaN,
+        p99: NaN,
+        rssMiB: entry.after,
+        generatorCores: entry.generatorCores,
+      },
       memory: {
         idleMiB: entry.idle,
         afterMiB: entry.after,

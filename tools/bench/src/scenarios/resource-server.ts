@@ -21,9 +21,10 @@ import {
   type SpawnedApp,
   type TestDatabase,
 } from '@portcullis/testing';
-import { Pool } from 'undici';
 import { compare } from '../compare.js';
+import { startCpuMeter } from '../cpu-meter.js';
 import { rssMiB, summarize, type Step, type Summary, type Window } from '../load.js';
+import { PoolClient } from '../pool-client.js';
 import type { ResultRow } from '../report.js';
 import { startTokenIssuer, type TokenIssuer } from '../servers/token-issuer.js';
 import type { Settings } from '../settings.js';
@@ -72,16 +73,15 @@ async function startGuardedApp(issuer: TokenIssuer): Promise<GuardedApp> {
 
 /** A step that GETs `path` on `pool` with the headers of `headers(worker)` and expects a 200. */
 function getStep(
-  pool: Pool,
+  pool: PoolClient,
   path: string,
   headers: (worker: number) => Record<string, string> = () => ({}),
 ): Step {
   return async (worker) => {
-    const response = await pool.request({ method: 'GET', path, headers: headers(worker) });
-    const body = await response.body.text();
-    if (response.statusCode !== 200) {
+    const answer = await pool.send('GET', path, headers(worker));
+    if (answer.status !== 200) {
       throw new Error(
-        `GET ${path} answered ${response.statusCode} ${String(response.headers['www-authenticate'] ?? '')} ${body.slice(0, 200)}`,
+        `GET ${path} answered ${answer.status} ${String(answer.headers['www-authenticate'] ?? '')} ${answer.text.slice(0, 200)}`,
       );
     }
   };
@@ -91,13 +91,13 @@ export async function resourceServerScenario(settings: Settings): Promise<Result
   const issuer = await startTokenIssuer();
   let app: GuardedApp | undefined;
   let bare: SpawnedApp | undefined;
-  const pools: Pool[] = [];
+  const pools: PoolClient[] = [];
   try {
     app = await startGuardedApp(issuer);
     bare = spawnApp(BARE_MAIN, {});
     const bareUrl = await bare.ready;
-    const pool = new Pool(app.instance.url, { connections: settings.connections });
-    const barePool = new Pool(bareUrl, { connections: settings.connections });
+    const pool = new PoolClient(app.instance.url, settings.connections);
+    const barePool = new PoolClient(bareUrl, settings.connections);
     pools.push(pool, barePool);
     const token = await issuer.mint({ aud: app.resource, scope: SCOPE });
     const guarded = getStep(pool, '/bench/guarded', () => ({ authorization: `Bearer ${token}` }));
@@ -108,6 +108,7 @@ export async function resourceServerScenario(settings: Settings): Promise<Result
       {
         scenario: 'resource-server guard',
         unit: 'req/s',
+        connections: settings.connections,
         ours: { ...sameProcess.ours, rssMiB: rssMiB(app.pid) },
         peer: { name: 'the same route unguarded', ...sameProcess.peer },
         goal: { ratio: 0.9 },
@@ -116,6 +117,7 @@ export async function resourceServerScenario(settings: Settings): Promise<Result
       {
         scenario: 'resource-server guard vs bare NestJS',
         unit: 'req/s',
+        connections: settings.connections,
         ours: { ...againstBare.ours, rssMiB: rssMiB(app.pid) },
         peer: { name: 'bare NestJS on Fastify', ...againstBare.peer, rssMiB: rssMiB(bare.process.pid) },
         setup: `${setup}; the bare app has no platform (no logging, metrics, database)`,
@@ -150,13 +152,14 @@ async function mintMany(issuer: TokenIssuer, resource: string, count: number): P
  * out, whichever comes first (the window is then shorter; its rate is still what it measured).
  */
 async function freshTokenWindow(
-  pool: Pool,
+  pool: PoolClient,
   tokens: readonly string[],
   connections: number,
   seconds: number,
 ): Promise<Window> {
   let next = 0;
   const latencies: number[] = [];
+  const meter = startCpuMeter();
   const started = performance.now();
   const endAt = started + seconds * 1000;
   let last = started;
@@ -170,7 +173,7 @@ async function freshTokenWindow(
     }
   };
   await Promise.all(Array.from({ length: connections }, (_, index) => worker(index)));
-  return { latencies, seconds: (last - started) / 1000 };
+  return { latencies, seconds: (last - started) / 1000, generator: meter() };
 }
 
 /** jose's `jwtVerify` over distinct tokens in this process, `concurrency` at a time: verifications per CPU second. */
@@ -204,10 +207,10 @@ async function joseVerifyRate(
 export async function coldValidationScenario(settings: Settings): Promise<ResultRow[]> {
   const issuer = await startTokenIssuer();
   let app: GuardedApp | undefined;
-  let pool: Pool | undefined;
+  let pool: PoolClient | undefined;
   try {
     app = await startGuardedApp(issuer);
-    pool = new Pool(app.instance.url, { connections: settings.connections });
+    pool = new PoolClient(app.instance.url, settings.connections);
     const { resource, pid } = app;
     // How many tokens a window takes: a short probe, then that rate with a margin.
     const probe = await mintMany(issuer, resource, 3_000);
@@ -239,7 +242,14 @@ export async function coldValidationScenario(settings: Settings): Promise<Result
       {
         scenario: 'cold validation',
         unit: 'validations per CPU second',
-        ours: { rate: ours.count / cpu, p50: ours.p50, p99: ours.p99, rssMiB: rssMiB(pid) },
+        connections: settings.connections,
+        ours: {
+          rate: ours.count / cpu,
+          p50: ours.p50,
+          p99: ours.p99,
+          rssMiB: rssMiB(pid),
+          ...(ours.generatorCores === undefined ? {} : { generatorCores: ours.generatorCores }),
+        },
         peer: { name: 'jose jwtVerify alone', rate: jose.perCpuSecond, p50: jose.p50, p99: jose.p99 },
         goal: { rate: 6_000 },
         setup: `a token never seen before on each GET, ES256; ${Math.round(ours.rate)} req/s on ${cpu.toFixed(1)} CPU s over ${settings.rounds}x${settings.seconds}s, ${settings.connections} connections`,
