@@ -48,6 +48,13 @@ describe('isExtensionModuleSpecifier', () => {
     'tenant extension',
     'C:\\ext\\tenant.js',
     'http://x/y.js',
+    // A package name whose subpath would leave the package (and EXTENSIONS_DIR).
+    'acme/../../../outside/evil.js',
+    'pat/../../../../outside/evil',
+    '@acme/tenant/./x',
+    '@acme/tenant/..',
+    'acme/%2e%2e/evil',
+    'acme//x',
   ])('refuses %s', (name) => {
     expect(isExtensionModuleSpecifier(name)).toBe(false);
   });

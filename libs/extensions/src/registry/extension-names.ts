@@ -4,8 +4,13 @@
 // otherwise a module when it is spelt as one; anything else (`Client-Credentials`, a name with a space) is refused
 // at once rather than looked for on disk.
 
-/** A package name (npm's rules: lowercase, URL-safe, optionally scoped) with an optional subpath. */
-const PACKAGE_SPECIFIER = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*(?:\/[^\s,\\]+)?$/;
+/**
+ * A package name (npm's rules: lowercase, URL-safe, optionally scoped) with an optional subpath whose segments are
+ * never `.` or `..` nor percent-encoded, so a package name always resolves inside that package (Node's resolver
+ * refuses such subpaths too: ERR_INVALID_MODULE_SPECIFIER).
+ */
+const PACKAGE_SPECIFIER =
+  /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*(?:\/(?!\.{1,2}(?:\/|$))[^\s,\\/%]+)*$/;
 /** A path relative to the extensions directory, an absolute path, or a file URL. */
 const PATH_SPECIFIER = /^(?:\.{1,2}\/|\/|file:\/\/)[^\s,]+$/;
 

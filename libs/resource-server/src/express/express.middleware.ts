@@ -143,7 +143,8 @@ export function requireBearer(
  */
 export function metadataRouter(resourceServer: ResourceServer): RequestHandler {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const { pathname } = new URL(req.originalUrl, 'http://localhost');
+    // The request target's path as sent, never parsed as a URL against a base (`//a:b@/x` would not parse).
+    const pathname = req.originalUrl.split(/[?#]/, 1)[0] ?? '';
     if (!resourceServer.metadataPaths.includes(pathname)) {
       next();
       return;

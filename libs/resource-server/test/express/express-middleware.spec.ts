@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
@@ -52,11 +52,18 @@ describe('the Express middleware', () => {
 
   const post = async (headers: Record<string, string>, body = '{}') => {
     handled = 0;
-    return fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    return fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
   };
 
   it('serves the metadata document at both well-known paths and passes other requests on', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+    ]) {
       const response = await fetch(`${url}${path}`);
       expect(response.status).toBe(200);
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
@@ -64,6 +71,20 @@ describe('the Express middleware', () => {
     }
     const other = await fetch(`${url}/other`);
     expect(other.status).toBe(418);
+  });
+
+  it('passes on request targets that do not parse as a URL against a base, never answering them 500', async () => {
+    for (const path of ['//', '//[', '//a:b@/x', '/.well-known/oauth-protected-resource/mcp?x#y']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const request = httpRequest(`${url}/`, { path, method: 'GET' }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.once('error', reject);
+        request.end();
+      });
+      expect([path, status]).toEqual([path, path.startsWith('/.well-known') ? 200 : 404]);
+    }
   });
 
   it('answers a request without a token with 401, resource_metadata and scope', async () => {
@@ -78,9 +99,15 @@ describe('the Express middleware', () => {
   });
 
   it('hands the handler the SDK’s auth info for a good token, without the token', async () => {
-    const response = await post(bearer(await as.mint({ claims: { aud: resource, sub: 'dora', scope: 'notes' } })));
+    const response = await post(
+      bearer(await as.mint({ claims: { aud: resource, sub: 'dora', scope: 'notes' } })),
+    );
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ token: '', scopes: ['notes', 'notes:read', 'notes:write'], subject: 'dora' });
+    expect(await response.json()).toEqual({
+      token: '',
+      scopes: ['notes', 'notes:read', 'notes:write'],
+      subject: 'dora',
+    });
     expect(handled).toBe(1);
   });
 
@@ -90,7 +117,10 @@ describe('the Express middleware', () => {
     expect(bearerChallengeOf(foreign).params['error']).toBe('invalid_token');
     const narrow = await post(bearer(await as.mint({ claims: { aud: resource, scope: 'profile' } })));
     expect(narrow.status).toBe(403);
-    expect(bearerChallengeOf(narrow).params).toMatchObject({ error: 'insufficient_scope', scope: 'notes:read' });
+    expect(bearerChallengeOf(narrow).params).toMatchObject({
+      error: 'insufficient_scope',
+      scope: 'notes:read',
+    });
     expect(handled).toBe(0);
   });
 
@@ -99,14 +129,19 @@ describe('the Express middleware', () => {
     const inBody = await post(bearer(token), JSON.stringify({ access_token: token }));
     expect(inBody.status).toBe(400);
     expect(((await inBody.json()) as { error: string }).error).toBe('invalid_request');
-    const twice = await getWithRawHeaders(`${url}/mcp`, { authorization: [`Bearer ${token}`, `Bearer ${token}`] });
+    const twice = await getWithRawHeaders(`${url}/mcp`, {
+      authorization: [`Bearer ${token}`, `Bearer ${token}`],
+    });
     expect(twice.status).toBe(400);
     expect(JSON.parse(twice.body)).toMatchObject({ error: 'invalid_request' });
     expect(handled).toBe(0);
   });
 
   it('refuses a disallowed browser Origin with 403 and never calls the handler', async () => {
-    const response = await post({ origin: 'https://evil.example', ...bearer(await as.mint({ claims: { aud: resource } })) });
+    const response = await post({
+      origin: 'https://evil.example',
+      ...bearer(await as.mint({ claims: { aud: resource } })),
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
     expect(handled).toBe(0);

@@ -8,6 +8,7 @@ import {
   type ResourceServer,
   type ResourceServerLogger,
 } from '../../src/index.js';
+import { FORM_BODY_LIMIT } from '../../src/web/web-request.js';
 import { bearer, bearerChallengeOf } from '../support/http.js';
 
 const RESOURCE = 'http://127.0.0.1:9/mcp';
@@ -73,13 +74,21 @@ describe('protect: a web-standard handler behind bearer authentication', () => {
     expect(await response.json()).toEqual({ ok: true, subject: 'alice' });
     const [call] = calls;
     expect(call?.body).toBe('{"jsonrpc":"2.0"}');
-    expect(call?.context.auth).toMatchObject({ subject: 'alice', scopes: ['notes:write'], validatedBy: 'jwt' });
+    expect(call?.context.auth).toMatchObject({
+      subject: 'alice',
+      scopes: ['notes:write'],
+      validatedBy: 'jwt',
+    });
     const { authInfo } = call!.context;
     expect(authInfo.token).toBe('');
     expect(authInfo.scopes).toEqual(['notes:write', 'notes:read']);
     expect(authInfo.resource?.href).toBe(new URL(RESOURCE).href);
     expect(authInfo.resourceMetadataUrl).toBe(METADATA_URL);
-    expect(authInfo.extra).toMatchObject({ subject: 'alice', issuer: as.issuer, grantedScopes: ['notes:write'] });
+    expect(authInfo.extra).toMatchObject({
+      subject: 'alice',
+      issuer: as.issuer,
+      grantedScopes: ['notes:write'],
+    });
     expect(JSON.stringify(call!.context)).not.toContain(token.split('.')[2]!);
   });
 
@@ -151,6 +160,36 @@ describe('protect: a web-standard handler behind bearer authentication', () => {
     );
     expect(inBody.status).toBe(400);
     expect(((await inBody.json()) as { error: string }).error).toBe('invalid_request');
+    expect(calls).toHaveLength(0);
+  });
+
+  it('reads at most 64 KiB of a form body before the token is checked: a longer one is 400, never read to its end', async () => {
+    const { calls, handler } = recordingHandler();
+    const protectedHandler = resourceServer.protect(handler);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    // Declared too long: refused without reading.
+    const declared = await protectedHandler(
+      at('/mcp', { method: 'POST', headers: form, body: `a=${'x'.repeat(FORM_BODY_LIMIT)}` }),
+    );
+    expect(declared.status).toBe(400);
+    expect(((await declared.json()) as { error: string }).error).toBe('invalid_request');
+    // Streamed without a length and without an end: refused once past the limit, the rest never pulled.
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new TextEncoder().encode('x'.repeat(16 * 1024)));
+      },
+    });
+    const streamed = await protectedHandler(
+      at('/mcp', { method: 'POST', headers: form, body: endless, duplex: 'half' } as RequestInit),
+    );
+    expect(streamed.status).toBe(400);
+    expect(bearerChallengeOf(streamed).params['error']).toBe('invalid_request');
+    expect(pulled).toBeLessThan(16);
+    // A short form body without a token is still the plain 401.
+    const short = await protectedHandler(at('/mcp', { method: 'POST', headers: form, body: 'a=1' }));
+    expect(short.status).toBe(401);
     expect(calls).toHaveLength(0);
   });
 
@@ -241,7 +280,9 @@ describe('protect: a web-standard handler behind bearer authentication', () => {
       expect(preflight.status).toBe(403);
       expect(calls).toHaveLength(0);
       expect(as.hits('/.well-known/oauth-authorization-server')).toBe(before);
-      const allowed = await protectedHandler(at('/mcp', { headers: { origin: APP_ORIGIN, ...bearer(await as.mint()) } }));
+      const allowed = await protectedHandler(
+        at('/mcp', { headers: { origin: APP_ORIGIN, ...bearer(await as.mint()) } }),
+      );
       expect(allowed.status).toBe(200);
       expect(as.hits('/.well-known/oauth-authorization-server')).toBe(before + 1);
     });
@@ -295,7 +336,9 @@ describe('protect while the authorization server cannot be reached', () => {
         logger: { warn: (message) => warnings.push(message), error: (message) => warnings.push(message) },
       });
       const { calls, handler } = recordingHandler();
-      const response = await resourceServer.protect(handler)(at('/mcp', { headers: bearer(await as.mint()) }));
+      const response = await resourceServer.protect(handler)(
+        at('/mcp', { headers: bearer(await as.mint()) }),
+      );
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(response.headers.get('www-authenticate')).toBeNull();
