@@ -11,6 +11,11 @@
  *   `temporarily_unavailable` (503), never `invalid_token`: the token may be perfectly good, and a 401 would send the
  *   client through authorization again for nothing. A token the keys that were fetched cannot verify is
  *   `invalid_token` (RFC 6750 Section 3.1), the authorization server being up.
+ * - One validation at a time per token: concurrent requests with the same token wait for the one lookup in flight.
+ * - An introspection answer that the token is not active (RFC 7662 Section 2.2) is final for that token (it never
+ *   becomes active), so the refusal is remembered like an acceptance, at most {@link REFUSAL_TTL_SECONDS} and never
+ *   longer than `tokens.cacheTtlSeconds`: a replayed dead token costs no request to the authorization server. A JWT's
+ *   refusal is never remembered (a token under a key not yet fetched becomes valid once the key set is refetched).
  */
 import { createHash } from 'node:crypto';
 import { OAuthError } from '@portcullis/protocol';
@@ -22,7 +27,11 @@ import { UpstreamFetchError } from './discovery/fetch-json.js';
 import { KeySetUnavailableError } from './keys/remote-key-set.js';
 import { TokenIntrospector } from './introspection/token-introspector.js';
 import { JwtAccessTokenValidator } from './jwt-access-token.validator.js';
+import { BoundedLru } from './bounded-lru.js';
 import { VerdictCache } from './verdict-cache.js';
+
+/** The longest a refusal of an inactive token (introspection) is remembered. */
+export const REFUSAL_TTL_SECONDS = 30;
 
 /**
  * Validates bearer access tokens for this resource and describes them as {@link AuthInfo}.
@@ -33,6 +42,9 @@ import { VerdictCache } from './verdict-cache.js';
  */
 export class TokenVerifier {
   readonly #cache: VerdictCache;
+  readonly #refusals: BoundedLru<string, { readonly error: OAuthError; readonly until: number }>;
+  readonly #refusalTtlMs: number;
+  readonly #pending = new Map<string, Promise<AuthInfo>>();
   readonly #jwt: JwtAccessTokenValidator;
   readonly #introspector: TokenIntrospector;
 
@@ -42,6 +54,8 @@ export class TokenVerifier {
     this.#jwt = new JwtAccessTokenValidator(config, directory);
     this.#introspector = new TokenIntrospector(config, directory);
     this.#cache = new VerdictCache(config.tokens.cacheMaxEntries, config.tokens.cacheTtlSeconds);
+    this.#refusals = new BoundedLru(config.tokens.cacheMaxEntries);
+    this.#refusalTtlMs = Math.min(config.tokens.cacheTtlSeconds, REFUSAL_TTL_SECONDS) * 1000;
   }
 
   /**
@@ -55,18 +69,30 @@ export class TokenVerifier {
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const auth = await this.validate(token);
+    const refused = this.#refusals.get(key);
+    if (refused && Date.now() < refused.until) throw refused.error;
+    let pending = this.#pending.get(key);
+    if (!pending) {
+      pending = this.validate(token, key).finally(() => this.#pending.delete(key));
+      this.#pending.set(key, pending);
+    }
+    const auth = await pending;
     this.#cache.set(key, auth);
     return auth;
   }
 
-  private async validate(token: string): Promise<AuthInfo> {
+  private async validate(token: string, key: string): Promise<AuthInfo> {
     const { mode } = this.config.tokens;
     const introspect = mode === 'introspection' || (mode === 'auto' && !looksLikeJwt(token));
     try {
       return introspect ? await this.#introspector.introspect(token) : await this.#jwt.validate(token);
     } catch (error) {
-      if (error instanceof OAuthError) throw error;
+      if (error instanceof OAuthError) {
+        if (introspect && error.code === 'invalid_token' && this.#refusalTtlMs > 0) {
+          this.#refusals.set(key, { error, until: Date.now() + this.#refusalTtlMs });
+        }
+        throw error;
+      }
       if (error instanceof UpstreamFetchError) {
         throw new OAuthError(
           'temporarily_unavailable',

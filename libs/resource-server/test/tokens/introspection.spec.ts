@@ -68,6 +68,25 @@ describe('opaque tokens through RFC 7662 introspection', () => {
     expect(as.hits(PATHS.introspection)).toBe(before + 1);
   });
 
+  it('asks once for concurrent requests with one token, and once for a replayed inactive token', async () => {
+    as.setIntrospection('opaque-concurrent', active());
+    let before = as.hits(PATHS.introspection);
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => me(app, 'opaque-concurrent')));
+    expect(statuses.map((response) => response.status)).toEqual(Array(20).fill(200));
+    expect(as.hits(PATHS.introspection)).toBe(before + 1);
+
+    as.setIntrospection('opaque-dead', { active: false });
+    before = as.hits(PATHS.introspection);
+    for (let i = 0; i < 5; i += 1) {
+      const response = await me(app, 'opaque-dead');
+      expect(response.status).toBe(401);
+      expect(bearerChallengeOf(response).params['error']).toBe('invalid_token');
+    }
+    const concurrent = await Promise.all(Array.from({ length: 10 }, () => me(app, 'opaque-dead')));
+    expect(concurrent.map((response) => response.status)).toEqual(Array(10).fill(401));
+    expect(as.hits(PATHS.introspection)).toBe(before + 1);
+  });
+
   it.each<[string, Record<string, unknown> | undefined]>([
     ['an inactive token', { active: false }],
     ['an unknown token', undefined],
