@@ -74,3 +74,20 @@ export {
   type GithubFakeApp,
   type GithubFakeUser,
 } from './providers/github-fake.js';
+export { startOidcFake } from './providers/oidc-fake.js';
+export type {
+  OidcFake,
+  OidcFakeAuthorization,
+  OidcFakeClient,
+  OidcFakeEndpoint,
+  OidcFakeError,
+  OidcFakePreset,
+  OidcFakeUser,
+} from './providers/oidc-fake.js';
+export { startGoogleFake, type GoogleFake, type GoogleFakeUser } from './providers/google-fake.js';
+export {
+  ENTRA_CONSUMERS_TENANT_ID,
+  startEntraFake,
+  type EntraFake,
+  type EntraFakeUser,
+} from './providers/entra-fake.js';

@@ -35,6 +35,9 @@ export interface UpstreamSignIn {
   readonly displayName: string;
   /** The provider's login name, where it has one (GitHub); it can change, so it never keys anything. */
   readonly login?: string;
+  /** Google: the Workspace domain (`hd`); Entra: the tenant (`tid`); for the allowed-user rules. */
+  readonly hostedDomain?: string;
+  readonly tenantId?: string;
   /**
    * The person's `name`, `email` and `email_verified` as the upstream stated them (ID token and UserInfo, or the
    * provider's API), for the proxy's own `profile` and `email` claims; a member the upstream did not state is absent.
@@ -77,8 +80,11 @@ export class UpstreamClient {
   async authorizationUrl(request: UpstreamAuthorizationRequest): Promise<URL> {
     const config = await this.#config();
     const scope = this.#upstream.scopes.join(' ');
+    const extra = this.#provider.authorizationParameters();
+    // OpenID Connect Core 3.1.2.1: `prompt` is a space-separated list, so the flow's (`login`) joins the provider's.
+    const prompt = [...new Set([extra['prompt'], request.prompt].filter(Boolean))].join(' ');
     return oidc.buildAuthorizationUrl(config, {
-      ...this.#provider.authorizationParameters(),
+      ...extra,
       redirect_uri: this.#upstream.redirectUri,
       // RFC 6749 3.3: without scopes the server's default applies.
       ...(scope ? { scope } : {}),
@@ -86,7 +92,7 @@ export class UpstreamClient {
       code_challenge: await oidc.calculatePKCECodeChallenge(request.codeVerifier),
       code_challenge_method: 'S256',
       ...(request.nonce ? { nonce: request.nonce } : {}),
-      ...(request.prompt ? { prompt: request.prompt } : {}),
+      ...(prompt ? { prompt } : {}),
     });
   }
 
@@ -107,10 +113,14 @@ export class UpstreamClient {
       const tokens = await oidc.authorizationCodeGrant(config, current, {
         expectedState: checks.state,
         pkceCodeVerifier: checks.codeVerifier,
-        idTokenExpected: this.isOpenIdConnect,
-        ...(checks.nonce ? { expectedNonce: checks.nonce } : {}),
+        idTokenExpected: this.isOpenIdConnect && !this.#provider.validatesIdToken,
+        ...(checks.nonce && !this.#provider.validatesIdToken ? { expectedNonce: checks.nonce } : {}),
       });
-      const identity = await this.#provider.identity(config, tokens);
+      const identity = await this.#provider.identity(
+        config,
+        tokens,
+        checks.nonce ? { nonce: checks.nonce } : {},
+      );
       const expiresIn = tokens.expiresIn();
       return {
         provider: this.#provider.name,
@@ -118,6 +128,8 @@ export class UpstreamClient {
         subject: identity.subject,
         displayName: identity.displayName,
         ...(identity.login ? { login: identity.login } : {}),
+        ...(identity.hostedDomain ? { hostedDomain: identity.hostedDomain } : {}),
+        ...(identity.tenantId ? { tenantId: identity.tenantId } : {}),
         profile: identity.profile,
         accessToken: tokens.access_token,
         ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),

@@ -7,7 +7,8 @@ import type { HeadlessUserAgent, UserAgentResponse } from '@portcullis/testing';
  * The pages of a flow, as the person recognises them: the proxy's consent page before going upstream; a Portcullis
  * consent page for a signed-in session (the proxy's after sign-in, or a Portcullis upstream's); the upstream's
  * one-click confirmation before a code goes to a public loopback client; the upstream's sign-in page (oidc-provider's or
- * a Portcullis authorization server's); oidc-provider's consent page, or GitHub's "Authorize" page.
+ * a Portcullis authorization server's); oidc-provider's consent page, GitHub's "Authorize" page, or the consent page
+ * of the Google and Entra fakes.
  */
 export type PageKind =
   'proxy-consent' | 'session-consent' | 'confirm' | 'upstream-login' | 'upstream-consent' | 'other';
@@ -46,6 +47,8 @@ export function pageKind(response: UserAgentResponse): PageKind {
   if (forms.some((form) => 'login' in form.fields || 'username' in form.fields)) return 'upstream-login';
   if (forms.some((form) => form.fields['prompt']?.[0] === 'consent')) return 'upstream-consent';
   if (forms.some((form) => form.action.endsWith('/login/oauth/authorize'))) return 'upstream-consent';
+  // The consent page of libs/testing's OpenID Connect provider fakes (Google, Entra).
+  if (forms.some((form) => form.action.endsWith('/fake/oauth/approve'))) return 'upstream-consent';
   return 'other';
 }
 

@@ -2,7 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { envSchema } from '../../env.schema.js';
 import { admits, type AllowedUsers } from './allowed-users.js';
 
-const NONE: AllowedUsers = { subjects: [], emailDomains: [], githubOrganizations: [], githubTeams: [] };
+const NONE: AllowedUsers = {
+  subjects: [],
+  emailDomains: [],
+  githubOrganizations: [],
+  githubTeams: [],
+  googleHostedDomains: [],
+  entraTenants: [],
+};
+const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 const GITHUB = {
   UPSTREAM_PROVIDER: 'github',
   UPSTREAM_CLIENT_ID: 'Ov23li0',
@@ -50,6 +58,33 @@ describe('who UPSTREAM_ALLOWED admits', () => {
     expect(await admits(rules, { subject: '1', profile: {} }, member)).toBe(true);
     expect(asked).toEqual(['acme', 'other/platform']);
   });
+
+  it("admits a Google Workspace domain only from the ID token's hd, never from the address", async () => {
+    const rules = { ...NONE, googleHostedDomains: ['acme.example'] };
+    const verified = { email: 'ada@acme.example', emailVerified: true };
+    expect(
+      await admits(rules, { subject: '1', profile: verified, hostedDomain: 'Acme.example' }, nobody),
+    ).toBe(true);
+    expect(await admits(rules, { subject: '1', profile: verified }, nobody)).toBe(false);
+    expect(await admits(rules, { subject: '1', profile: {}, hostedDomain: 'other.example' }, nobody)).toBe(
+      false,
+    );
+  });
+
+  it("admits an Entra tenant only from the ID token's tid", async () => {
+    const rules = { ...NONE, entraTenants: [TENANT] };
+    expect(await admits(rules, { subject: '1', profile: {}, tenantId: TENANT.toUpperCase() }, nobody)).toBe(
+      true,
+    );
+    expect(await admits(rules, { subject: '1', profile: {} }, nobody)).toBe(false);
+    expect(
+      await admits(
+        rules,
+        { subject: '1', profile: {}, tenantId: '9188040d-6c67-4c5b-b112-36a304b66dad' },
+        nobody,
+      ),
+    ).toBe(false);
+  });
 });
 
 describe('UPSTREAM_ALLOWED in the configuration', () => {
@@ -63,6 +98,8 @@ describe('UPSTREAM_ALLOWED in the configuration', () => {
       emailDomains: ['example.com'],
       githubOrganizations: ['acme'],
       githubTeams: [],
+      googleHostedDomains: [],
+      entraTenants: [],
     });
     expect(env.UPSTREAM_SCOPES).toEqual(['read:user', 'user:email', 'read:org']);
   });
@@ -77,6 +114,9 @@ describe('UPSTREAM_ALLOWED in the configuration', () => {
     expect(issuesOf({ ...GITHUB, UPSTREAM_ALLOWED: '{"subjects":[]}' })).toHaveLength(1);
     expect(issuesOf({ ...GITHUB, UPSTREAM_ALLOWED: '{"github_teams":["acme"]}' })).toHaveLength(1);
     expect(issuesOf({ ...GITHUB, UPSTREAM_ALLOWED: '{"email_domains":["*.example.com"]}' })).toHaveLength(1);
+    expect(issuesOf({ ...GITHUB, UPSTREAM_ALLOWED: '{"entra_tenants":["contoso.example"]}' })).toHaveLength(
+      1,
+    );
   });
 
   it('refuses GitHub rules without GitHub, or without a scope that lets GitHub answer them', () => {

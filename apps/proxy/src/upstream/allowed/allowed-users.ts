@@ -14,16 +14,26 @@ export interface AllowedUsers {
   readonly githubOrganizations: readonly string[];
   /** GitHub teams (`acme/platform`, the team's slug). */
   readonly githubTeams: readonly string[];
+  /** Google Workspace domains (the ID token's `hd`), lower case. */
+  readonly googleHostedDomains: readonly string[];
+  /** Entra tenant IDs (the ID token's `tid`), lower case. */
+  readonly entraTenants: readonly string[];
 }
 
 /** What the rules read of a signed-in person. */
 export interface AllowedUserFacts {
   readonly subject: string;
   readonly profile: { readonly email?: string | null; readonly emailVerified?: boolean };
+  /** Google: the Workspace domain the ID token's `hd` names. */
+  readonly hostedDomain?: string;
+  /** Entra: the tenant the validated ID token's `tid` names. */
+  readonly tenantId?: string;
 }
 
 /** An organization or team name as GitHub allows it. */
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** An Entra tenant ID: a GUID (Microsoft identity platform, "ID token claims reference", `tid`). */
+export const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 const RulesSchema = z
@@ -46,21 +56,40 @@ const RulesSchema = z
         }, 'must be organization/team'),
       )
       .optional(),
+    google_hosted_domains: z
+      .array(
+        z
+          .string()
+          .transform((domain) => domain.toLowerCase())
+          .pipe(z.string().regex(DOMAIN, 'must be a domain name')),
+      )
+      .optional(),
+    entra_tenants: z
+      .array(
+        z
+          .string()
+          .transform((tenant) => tenant.toLowerCase())
+          .pipe(z.string().regex(TENANT_ID, 'must be a tenant ID (a GUID)')),
+      )
+      .optional(),
   })
   .transform((rules): AllowedUsers => ({
     subjects: rules.subjects ?? [],
     emailDomains: rules.email_domains ?? [],
     githubOrganizations: rules.github_organizations ?? [],
     githubTeams: rules.github_teams ?? [],
+    googleHostedDomains: rules.google_hosted_domains ?? [],
+    entraTenants: rules.entra_tenants ?? [],
   }))
   .refine(
     (rules) => Object.values(rules).some((list: readonly string[]) => list.length > 0),
-    'must name at least one subject, email domain, GitHub organization or team (unset admits everyone)',
+    'must name at least one subject, email domain, GitHub organization or team, Google hosted domain or Entra ' +
+      'tenant (unset admits everyone)',
   );
 
 /**
- * `UPSTREAM_ALLOWED`: a JSON object of `subjects`, `email_domains`, `github_organizations` and `github_teams`
- * (each a list; see the README). Unknown members are refused, so a misspelt rule never admits everyone.
+ * `UPSTREAM_ALLOWED`: a JSON object of `subjects`, `email_domains`, `github_organizations`, `github_teams`,
+ * `google_hosted_domains` and `entra_tenants` (each a list; see the README). Unknown members are refused, so a misspelt rule never admits everyone.
  */
 export const AllowedUsersEnvSchema = z
   .string()
@@ -97,6 +126,9 @@ export async function admits(
     const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
     if (rules.emailDomains.includes(domain)) return true;
   }
+  if (person.hostedDomain && rules.googleHostedDomains.includes(person.hostedDomain.toLowerCase()))
+    return true;
+  if (person.tenantId && rules.entraTenants.includes(person.tenantId.toLowerCase())) return true;
   for (const group of [...rules.githubOrganizations, ...rules.githubTeams]) {
     if (await isMember(group)) return true;
   }

@@ -15,6 +15,13 @@ const GITHUB = {
   UPSTREAM_CLIENT_ID: 'Ov23li0',
   UPSTREAM_CLIENT_SECRET: 's3cret',
 };
+const GOOGLE = {
+  UPSTREAM_PROVIDER: 'google',
+  UPSTREAM_CLIENT_ID: 'g.apps',
+  UPSTREAM_CLIENT_SECRET: 's3cret',
+};
+const ENTRA = { UPSTREAM_PROVIDER: 'entra', UPSTREAM_CLIENT_ID: '00000000-0000-0000-0000-00000000c11e' };
+const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 const OAUTH2 = {
   UPSTREAM_PROVIDER: 'oauth2',
   UPSTREAM_CLIENT_ID: 'proxy',
@@ -32,19 +39,19 @@ describe('UPSTREAM_PROVIDER and its variables', () => {
   });
 
   it('refuses a provider it does not offer, naming the ones it accepts', () => {
-    for (const name of ['google', 'entra', 'okta', 'auth0', 'keycloak', 'GitHub', 'saml']) {
+    for (const name of ['okta', 'auth0', 'keycloak', 'GitHub', 'saml']) {
       const issues = issuesOf({ UPSTREAM_PROVIDER: name });
       expect(issues).toHaveLength(1);
       expect(issues[0]!.path).toBe('UPSTREAM_PROVIDER');
-      expect(issues[0]!.message).toMatch(/^must be one of oidc, github, oauth2 /);
+      expect(issues[0]!.message).toMatch(/^must be one of oidc, github, google, entra, oauth2 /);
     }
   });
 
   it('stops the boot on such a provider with a message naming the variable and the accepted values', async () => {
-    await expect(AppModule.configure({ UPSTREAM_PROVIDER: 'entra' })).rejects.toMatchObject({
+    await expect(AppModule.configure({ UPSTREAM_PROVIDER: 'okta' })).rejects.toMatchObject({
       name: 'ConfigError',
       message:
-        'invalid configuration: UPSTREAM_PROVIDER must be one of oidc, github, oauth2 (google, entra, okta, auth0, ' +
+        'invalid configuration: UPSTREAM_PROVIDER must be one of oidc, github, google, entra, oauth2 (okta, auth0, ' +
         'keycloak are not available yet: oidc signs in at any of them that publishes OpenID Connect discovery)',
     });
   });
@@ -75,6 +82,67 @@ describe('UPSTREAM_PROVIDER and its variables', () => {
     });
   });
 
+  it('points google at accounts.google.com, asking openid email profile, with its client and secret', () => {
+    const env = envSchema.parse(GOOGLE);
+    expect(env.UPSTREAM_SCOPES).toEqual(['openid', 'email', 'profile']);
+    expect(upstreamProviderOptions(env)).toEqual({
+      provider: { name: 'google', baseUrl: 'https://accounts.google.com' },
+      issuer: 'https://accounts.google.com',
+    });
+    expect(issuesOf({ UPSTREAM_PROVIDER: 'google' }).map((issue) => issue.path)).toEqual([
+      'UPSTREAM_CLIENT_ID',
+      'UPSTREAM_CLIENT_SECRET',
+    ]);
+    expect(issuesOf({ ...GOOGLE, UPSTREAM_SCOPES: 'email profile' })).toEqual([
+      {
+        path: 'UPSTREAM_SCOPES',
+        message: 'must include openid with UPSTREAM_PROVIDER=google: its ID token names the person',
+      },
+    ]);
+  });
+
+  it("points entra at the tenant's v2.0 issuer, asking offline_access, and requires the tenant", () => {
+    const env = envSchema.parse({ ...ENTRA, UPSTREAM_TENANT: TENANT.toUpperCase() });
+    expect(env.UPSTREAM_SCOPES).toEqual(['openid', 'profile', 'email', 'offline_access']);
+    expect(upstreamProviderOptions(env)).toEqual({
+      provider: { name: 'entra', baseUrl: 'https://login.microsoftonline.com', tenant: TENANT },
+      issuer: `https://login.microsoftonline.com/${TENANT}/v2.0`,
+    });
+    const cloud = envSchema.parse({
+      ...ENTRA,
+      UPSTREAM_TENANT: 'organizations',
+      UPSTREAM_BASE_URL: 'https://login.microsoftonline.us',
+    });
+    expect(upstreamProviderOptions(cloud).issuer).toBe('https://login.microsoftonline.us/organizations/v2.0');
+    expect(issuesOf(ENTRA)).toEqual([
+      { path: 'UPSTREAM_TENANT', message: 'is required with UPSTREAM_PROVIDER=entra' },
+    ]);
+    for (const tenant of ['contoso.onmicrosoft.com', 'common/../x', '72f988bf']) {
+      expect(issuesOf({ ...ENTRA, UPSTREAM_TENANT: tenant }).map((issue) => issue.path)).toContain(
+        'UPSTREAM_TENANT',
+      );
+    }
+  });
+
+  it('reads Google hosted domains and Entra tenants only with their provider', () => {
+    const google = envSchema.parse({
+      ...GOOGLE,
+      UPSTREAM_ALLOWED: '{"google_hosted_domains":["Acme.example"]}',
+    });
+    expect(google.UPSTREAM_ALLOWED?.googleHostedDomains).toEqual(['acme.example']);
+    expect(issuesOf({ ...GITHUB, UPSTREAM_ALLOWED: '{"google_hosted_domains":["acme.example"]}' })).toEqual([
+      {
+        path: 'UPSTREAM_ALLOWED',
+        message: 'names Google hosted domains, which only UPSTREAM_PROVIDER=google can check',
+      },
+    ]);
+    expect(
+      issuesOf({ ...GOOGLE, UPSTREAM_ALLOWED: JSON.stringify({ entra_tenants: [TENANT] }) }).map(
+        (issue) => issue.message,
+      ),
+    ).toEqual(['names Entra tenants, which only UPSTREAM_PROVIDER=entra can check']);
+  });
+
   it('requires the client and its secret for github, in development too', () => {
     expect(issuesOf({ UPSTREAM_PROVIDER: 'github' })).toEqual([
       { path: 'UPSTREAM_CLIENT_ID', message: 'is required with UPSTREAM_PROVIDER=github' },
@@ -92,7 +160,7 @@ describe('UPSTREAM_PROVIDER and its variables', () => {
     expect(issuesOf({ UPSTREAM_BASE_URL: 'https://github.com' })).toEqual([
       {
         path: 'UPSTREAM_BASE_URL',
-        message: 'is not read with UPSTREAM_PROVIDER=oidc (only with github): remove it',
+        message: 'is not read with UPSTREAM_PROVIDER=oidc (only with github or google or entra): remove it',
       },
     ]);
   });

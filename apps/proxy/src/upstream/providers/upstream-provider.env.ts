@@ -5,11 +5,13 @@ import { IssuerEnvSchema } from '@portcullis/authorization';
 import { isLoopbackHost } from '@portcullis/protocol';
 import { z } from 'zod';
 import { AllowedUsersEnvSchema, asksGithubMembership, type AllowedUsers } from '../allowed/allowed-users.js';
+import { ENTRA_BASE_URL, ENTRA_TENANT, entraIssuer } from './entra.provider.js';
 import { GITHUB_BASE_URL, githubApiUrl } from './github.provider.js';
+import { GOOGLE_BASE_URL } from './google.provider.js';
 import { UPSTREAM_PROVIDER_NAMES, type UpstreamProviderOptions } from './upstream-provider.js';
 
 /** Presets of identity providers not offered yet; `oidc` fronts most of them through discovery meanwhile. */
-const NOT_YET = ['google', 'entra', 'okta', 'auth0', 'keycloak'];
+const NOT_YET = ['okta', 'auth0', 'keycloak'];
 
 /** An empty variable counts as unset. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
@@ -42,8 +44,20 @@ export const upstreamProviderEnvFields = {
       })
       .default('oidc'),
   ),
-  /** `github`: the host of the OAuth endpoints (GitHub Enterprise Server's URL); default https://github.com. */
+  /**
+   * The provider's base URL. `github`: the host of the OAuth endpoints (GitHub Enterprise Server's URL), default
+   * https://github.com; `google`: the issuer, default https://accounts.google.com; `entra`: the cloud's sign-in host,
+   * default https://login.microsoftonline.com.
+   */
   UPSTREAM_BASE_URL: z.preprocess(unsetIfEmpty, IssuerEnvSchema.optional()),
+  /** `entra`: the tenant whose people sign in: its ID (a GUID), `organizations`, `common` or `consumers`. */
+  UPSTREAM_TENANT: z.preprocess(
+    (value) => (typeof value === 'string' ? unsetIfEmpty(value.toLowerCase()) : value),
+    z
+      .string()
+      .regex(ENTRA_TENANT, 'must be a tenant ID (a GUID), organizations, common or consumers')
+      .optional(),
+  ),
   /** `github`: the REST API; default https://api.github.com, or `{UPSTREAM_BASE_URL}/api/v3`. */
   UPSTREAM_API_URL: z.preprocess(unsetIfEmpty, IssuerEnvSchema.optional()),
   UPSTREAM_AUTHORIZATION_ENDPOINT: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
@@ -77,6 +91,7 @@ type ProviderEnv = {
   UPSTREAM_CLIENT_SECRET?: string | undefined;
   UPSTREAM_BASE_URL?: string | undefined;
   UPSTREAM_API_URL?: string | undefined;
+  UPSTREAM_TENANT?: string | undefined;
   UPSTREAM_AUTHORIZATION_ENDPOINT?: string | undefined;
   UPSTREAM_TOKEN_ENDPOINT?: string | undefined;
   UPSTREAM_USERINFO_ENDPOINT?: string | undefined;
@@ -91,6 +106,8 @@ const PROVIDER_VARIABLES: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'], read
   {
     oidc: ['UPSTREAM_ISSUER'],
     github: ['UPSTREAM_BASE_URL', 'UPSTREAM_API_URL'],
+    google: ['UPSTREAM_BASE_URL'],
+    entra: ['UPSTREAM_BASE_URL', 'UPSTREAM_TENANT'],
     oauth2: [
       'UPSTREAM_ISSUER',
       'UPSTREAM_AUTHORIZATION_ENDPOINT',
@@ -106,6 +123,10 @@ const REQUIRED: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'], readonly (keyo
   oidc: [],
   // GitHub's token endpoint asks for the client secret of OAuth Apps and GitHub Apps alike, PKCE or not.
   github: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_CLIENT_SECRET'],
+  // Google's token endpoint authenticates a web application by its client secret.
+  google: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_CLIENT_SECRET'],
+  // A public client (no secret) is an Entra app registration with the "Mobile and desktop" platform.
+  entra: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_TENANT'],
   oauth2: [
     'UPSTREAM_CLIENT_ID',
     'UPSTREAM_AUTHORIZATION_ENDPOINT',
@@ -129,6 +150,7 @@ export function checkUpstreamProviderEnv(env: ProviderEnv, context: z.Refinement
     });
   }
   checkAllowedUsers(env, context);
+  checkOpenIdScope(env, context);
   for (const name of REQUIRED[provider]) {
     if (env[name] === undefined) {
       context.addIssue({
@@ -140,11 +162,40 @@ export function checkUpstreamProviderEnv(env: ProviderEnv, context: z.Refinement
   }
 }
 
+/** Presets that are OpenID Connect sign-ins: the ID token names the person, so `openid` must be asked. */
+const OPENID_PROVIDERS: readonly string[] = ['google', 'entra'];
+
+function checkOpenIdScope(env: ProviderEnv, context: z.RefinementCtx): void {
+  if (!OPENID_PROVIDERS.includes(env.UPSTREAM_PROVIDER) || !Array.isArray(env.UPSTREAM_SCOPES)) return;
+  if (!env.UPSTREAM_SCOPES.includes('openid')) {
+    context.addIssue({
+      code: 'custom',
+      path: ['UPSTREAM_SCOPES'],
+      message: `must include openid with UPSTREAM_PROVIDER=${env.UPSTREAM_PROVIDER}: its ID token names the person`,
+    });
+  }
+}
+
 /** Scopes under which GitHub answers organization and team membership (`read:org`, or wider). */
 const GITHUB_ORG_SCOPES = ['read:org', 'write:org', 'admin:org'];
 
 /** GitHub membership rules need the github provider, and a scope that lets GitHub answer them. */
 function checkAllowedUsers(env: ProviderEnv, context: z.RefinementCtx): void {
+  // Also run beside an issue in UPSTREAM_ALLOWED itself, on its unparsed value: read defensively.
+  const rules = env.UPSTREAM_ALLOWED as Partial<AllowedUsers> | undefined;
+  const names = (list: unknown) => Array.isArray(list) && list.length > 0;
+  for (const [list, provider, rule] of [
+    [rules?.googleHostedDomains, 'google', 'Google hosted domains'],
+    [rules?.entraTenants, 'entra', 'Entra tenants'],
+  ] as const) {
+    if (names(list) && env.UPSTREAM_PROVIDER !== provider) {
+      context.addIssue({
+        code: 'custom',
+        path: ['UPSTREAM_ALLOWED'],
+        message: `names ${rule}, which only UPSTREAM_PROVIDER=${provider} can check`,
+      });
+    }
+  }
   if (!asksGithubMembership(env.UPSTREAM_ALLOWED)) return;
   if (env.UPSTREAM_PROVIDER !== 'github') {
     context.addIssue({
@@ -175,6 +226,11 @@ const DEFAULT_UPSTREAM_SCOPES: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'],
   oidc: ['openid'],
   // The profile (`GET /user`) and the verified addresses (`GET /user/emails`).
   github: ['read:user', 'user:email'],
+  // The ID token with the person's name and address (and `hd`).
+  google: ['openid', 'email', 'profile'],
+  // `profile` brings `oid` into the ID token, `offline_access` a refresh token (Microsoft identity platform,
+  // "Scopes and permissions", OpenID Connect scopes).
+  entra: ['openid', 'profile', 'email', 'offline_access'],
   // The server's default scopes (RFC 6749 3.3).
   oauth2: [],
 };
@@ -182,7 +238,10 @@ const DEFAULT_UPSTREAM_SCOPES: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'],
 /** The provider preset and its settings, from a checked configuration. */
 export function upstreamProviderOptions(env: ProviderEnv): {
   provider: UpstreamProviderOptions;
-  /** The issuer, or what stands for it: the base URL (github), the authorization endpoint's origin (oauth2). */
+  /**
+   * The issuer, or what stands for it: the base URL (github, google), the tenant's `{base}/{tenant}/v2.0` (entra),
+   * the authorization endpoint's origin (oauth2).
+   */
   issuer?: string;
 } {
   switch (env.UPSTREAM_PROVIDER) {
@@ -194,6 +253,16 @@ export function upstreamProviderOptions(env: ProviderEnv): {
         provider: { name: 'github', baseUrl, apiUrl: env.UPSTREAM_API_URL ?? githubApiUrl(baseUrl) },
         issuer: baseUrl,
       };
+    }
+    case 'google': {
+      const baseUrl = env.UPSTREAM_BASE_URL ?? GOOGLE_BASE_URL;
+      return { provider: { name: 'google', baseUrl }, issuer: baseUrl };
+    }
+    case 'entra': {
+      const baseUrl = (env.UPSTREAM_BASE_URL ?? ENTRA_BASE_URL).replace(/\/+$/, '');
+      const tenant = env.UPSTREAM_TENANT;
+      if (tenant === undefined) throw new Error('UPSTREAM_TENANT is required with UPSTREAM_PROVIDER=entra');
+      return { provider: { name: 'entra', baseUrl, tenant }, issuer: entraIssuer(baseUrl, tenant) };
     }
     case 'oauth2': {
       const authorizationEndpoint = checked(env, 'UPSTREAM_AUTHORIZATION_ENDPOINT');

@@ -3,10 +3,10 @@ import type * as oidc from 'openid-client';
 import type { UpstreamOptions } from '../../proxy.options.js';
 
 /**
- * The presets `UPSTREAM_PROVIDER` names: `oidc` (discovery, the default), `github`, and `oauth2` (explicit
- * endpoints).
+ * The presets `UPSTREAM_PROVIDER` names: `oidc` (discovery, the default), `github`, `google`, `entra`, and `oauth2`
+ * (explicit endpoints).
  */
-export const UPSTREAM_PROVIDER_NAMES = ['oidc', 'github', 'oauth2'] as const;
+export const UPSTREAM_PROVIDER_NAMES = ['oidc', 'github', 'google', 'entra', 'oauth2'] as const;
 
 export type UpstreamProviderName = (typeof UPSTREAM_PROVIDER_NAMES)[number];
 
@@ -16,6 +16,13 @@ export type UpstreamProviderOptions =
   | { readonly name: 'oidc' }
   /** GitHub.com or GitHub Enterprise Server: `baseUrl` serves the OAuth endpoints, `apiUrl` the REST API. */
   | { readonly name: 'github'; readonly baseUrl: string; readonly apiUrl: string }
+  /** Google's OpenID Connect provider at `baseUrl` (its issuer, `https://accounts.google.com`). */
+  | { readonly name: 'google'; readonly baseUrl: string }
+  /**
+   * Microsoft Entra ID's v2.0 endpoints of `tenant` (a tenant ID, `common`, `organizations` or `consumers`) at
+   * `baseUrl` (`https://login.microsoftonline.com`, or a national cloud's).
+   */
+  | { readonly name: 'entra'; readonly baseUrl: string; readonly tenant: string }
   /** A plain OAuth 2.0 server without metadata, and a JSON API naming the person. */
   | {
       readonly name: 'oauth2';
@@ -43,6 +50,10 @@ export interface ProviderIdentity {
   readonly displayName: string;
   /** The provider's login name (GitHub's `login`), for the allowed-user rules; it can change. */
   readonly login?: string;
+  /** Google: the Workspace domain of the ID token's `hd`, for the allowed-user rules; absent for a consumer account. */
+  readonly hostedDomain?: string;
+  /** Entra: the tenant of the validated ID token's `tid`, for the allowed-user rules. */
+  readonly tenantId?: string;
   /**
    * The person's `name`, `email` and `email_verified` as the provider stated them (`emailVerified` true only when it
    * says the address beside it was verified), for the proxy's own `profile` and `email` claims.
@@ -65,6 +76,11 @@ export interface UpstreamProvider {
   /** OpenID Connect: a `nonce` is sent and an ID token is required in the token response. */
   readonly openIdConnect: boolean;
   /**
+   * The provider validates the ID token itself in {@link identity} (Entra's tenant-templated issuer), having taken it
+   * out of the token response in {@link tokenResponse}; openid-client then neither expects one nor checks `nonce`.
+   */
+  readonly validatesIdToken?: boolean;
+  /**
    * The authorization server's metadata (RFC 8414 2): discovered, or written from the provider's documentation.
    * Asked at most once an hour, within `UPSTREAM_TIMEOUT_MS`.
    *
@@ -78,8 +94,15 @@ export interface UpstreamProvider {
    * that answers otherwise; absent for one that follows the RFC.
    */
   tokenResponse?(response: Response): Promise<Response>;
-  /** Who signed in, from the ID token and the provider's API, asked with the upstream access token. */
-  identity(config: oidc.Configuration, tokens: UpstreamTokenResponse): Promise<ProviderIdentity>;
+  /**
+   * Who signed in, from the ID token and the provider's API, asked with the upstream access token. `checks.nonce` is
+   * this sign-in's, for a provider that {@link validatesIdToken}.
+   */
+  identity(
+    config: oidc.Configuration,
+    tokens: UpstreamTokenResponse,
+    checks: { readonly nonce?: string },
+  ): Promise<ProviderIdentity>;
   /**
    * Whether the person belongs to `group` at the provider (GitHub: an organization, or `organization/team`), asked
    * with their upstream access token; for the allowed-user rules. Absent: the provider has no groups to ask about.

@@ -1,5 +1,7 @@
 import type { UpstreamOptions } from '../../proxy.options.js';
+import { EntraProvider } from './entra.provider.js';
 import { GithubProvider } from './github.provider.js';
+import { GoogleProvider } from './google.provider.js';
 import { OAuth2Provider } from './oauth2.provider.js';
 import { OidcProvider } from './oidc.provider.js';
 import type { UpstreamProvider } from './upstream-provider.js';
@@ -12,6 +14,10 @@ export function createUpstreamProvider(upstream: UpstreamOptions): UpstreamProvi
       return new OidcProvider(upstream);
     case 'github':
       return new GithubProvider(provider);
+    case 'google':
+      return new GoogleProvider(upstream);
+    case 'entra':
+      return new EntraProvider(upstream, provider);
     case 'oauth2':
       return new OAuth2Provider(upstream, provider);
   }
