@@ -13,8 +13,10 @@
 // - the REST API (under `/api/v3`, as on GitHub Enterprise Server) refuses a request without `User-Agent`, serves
 //   `/user` (the numeric `id`, the changeable `login`), `/user/emails` only with scope `user:email` or `user`, and
 //   organization and team membership only with scope `read:org` (or wider).
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { constantTimeEqual } from '@portcullis/protocol';
+import { escape, page, redirect, send } from './fake-http.js';
 import { startLoopbackServer, type ReceivedRequest } from '../user-agent/loopback-server.js';
 
 /** A person with a GitHub account. */
@@ -222,7 +224,7 @@ export async function startGithubFake(
       answer({ error, error_description: description, error_uri: DOCS });
     const registered = apps.get(form.get('client_id') ?? '');
     const secret = form.get('client_secret') ?? '';
-    if (!registered || ![...registered.secrets].some((each) => same(each, secret))) {
+    if (!registered || ![...registered.secrets].some((each) => constantTimeEqual(each, secret))) {
       return fail('incorrect_client_credentials', 'The client_id and/or client_secret passed are incorrect.');
     }
     const { app } = registered;
@@ -433,39 +435,7 @@ function verifierMatches(
   if (!verifier) return false;
   const computed =
     challenge.method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
-  return same(computed, challenge.value);
-}
-
-function same(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-function redirect(response: ServerResponse, target: string, params: Record<string, string | undefined>) {
-  const url = new URL(target);
-  for (const [name, value] of Object.entries(params))
-    if (value !== undefined) url.searchParams.set(name, value);
-  response.writeHead(302, { location: url.href });
-  response.end();
-}
-
-function page(response: ServerResponse, status: number, title: string, body: string) {
-  send(
-    response,
-    status,
-    'text/html; charset=utf-8',
-    `<!doctype html><html><head><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${body}</body></html>`,
-  );
-}
-
-function send(response: ServerResponse, status: number, type: string, body: string) {
-  response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
-  response.end(body);
-}
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+  return constantTimeEqual(computed, challenge.value);
 }
 
 /** A path segment a pattern captured, decoded. */

@@ -4,9 +4,11 @@
 // the body, RFC 6749 2.3.1), ID tokens signed RS256 with a key published at the JWKS, and UserInfo with the access
 // token. What differs per provider (paths, the issuer, the claims, when a refresh token is issued, which parameters
 // are refused) is the preset's, in google-fake.ts and entra-fake.ts.
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { constantTimeEqual } from '@portcullis/protocol';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { escape, page, redirect, send } from './fake-http.js';
 import { startLoopbackServer, type ReceivedRequest } from '../user-agent/loopback-server.js';
 
 /** The endpoints of an OpenID Connect provider. */
@@ -260,7 +262,7 @@ export async function startOidcFake<U extends OidcFakeUser>(
       code.expiresAt < Date.now() ||
       code.authorization.clientId !== client.clientId ||
       code.authorization.redirectUri !== form.get('redirect_uri') ||
-      !same(createHash('sha256').update(verifier).digest('base64url'), code.challenge)
+      !constantTimeEqual(createHash('sha256').update(verifier).digest('base64url'), code.challenge)
     ) {
       return answer(400, { error: 'invalid_grant', error_description: 'bad code, redirect_uri or verifier' });
     }
@@ -309,7 +311,7 @@ export async function startOidcFake<U extends OidcFakeUser>(
       secret = decodeURIComponent(decoded.slice(colon + 1));
     }
     const client = clients.get(id);
-    return client && same(client.clientSecret, secret) ? client : undefined;
+    return client && constantTimeEqual(client.clientSecret, secret) ? client : undefined;
   }
 
   return {
@@ -328,36 +330,4 @@ export async function startOidcFake<U extends OidcFakeUser>(
     issued: () => issued,
     close: () => server.close(),
   };
-}
-
-function same(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-function redirect(response: ServerResponse, target: string, params: Record<string, string | undefined>) {
-  const url = new URL(target);
-  for (const [name, value] of Object.entries(params))
-    if (value !== undefined) url.searchParams.set(name, value);
-  response.writeHead(302, { location: url.href });
-  response.end();
-}
-
-function page(response: ServerResponse, status: number, title: string, body: string) {
-  send(
-    response,
-    status,
-    'text/html; charset=utf-8',
-    `<!doctype html><html><head><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${body}</body></html>`,
-  );
-}
-
-function send(response: ServerResponse, status: number, type: string, body: string) {
-  response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
-  response.end(body);
-}
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
