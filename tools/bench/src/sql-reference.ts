@@ -1,9 +1,10 @@
 /**
  * The database's limit for a refresh: the statements our refresh token grant sends PostgreSQL for one refresh with
  * rotation, sent as plain SQL through `pg`, with no HTTP, no ORM and no signing. Mirrors, in order:
- * `GrantRepository.findRefreshToken` and `findGrant`, `SessionRepository.find` (a family without `offline_access`
- * ends with its login session), then in one transaction `consumeRefreshToken` (the conditional `UPDATE` that only one
- * concurrent use can win, RFC 9700 4.14.2), `recordAccessToken` and `createRefreshToken` (the successor), as
+ * `GrantRepository.findRefreshFamily` (the refresh token, its grant and the grant's login session, one `SELECT`; a
+ * family without `offline_access` ends with its login session) and `GrantRepository.rotateRefreshToken` (one
+ * statement: the conditional `UPDATE` that only one concurrent use can win, RFC 9700 4.14.2, and only when it wins
+ * the successor's and the access token's `INSERT`s, as data-modifying `WITH` queries), as
  * libs/authorization/src/grants/refresh-token.grant.ts runs them. A pool the size of the app's database pool, on the
  * app's own database, its families the app's grants, each given a refresh token chain of its own.
  */
@@ -21,8 +22,6 @@ interface Family {
   readonly userId: string;
   readonly resource: string;
   readonly scopes: string[];
-  readonly sessionId: string | null;
-  readonly offlineAccess: boolean;
   /** The hash of the family's current refresh token (what the app stores: a SHA-256, base64url). */
   tokenHash: string;
 }
@@ -30,7 +29,7 @@ interface Family {
 /** The SQL refresh as a step per worker, on `workers` families of `clientId`'s grants. */
 export interface SqlReference {
   readonly step: Step;
-  /** How many statements one step sends, BEGIN and COMMIT included. */
+  /** How many statements one step sends, BEGIN and COMMIT included (it sends neither: each statement is atomic). */
   readonly statements: number;
   close(): Promise<void>;
 }
@@ -52,10 +51,8 @@ export async function startSqlReference(
       user_id: string;
       resource: string;
       scopes: string[];
-      session_id: string | null;
-      offline_access: boolean;
     }>(
-      `SELECT id, client_id, user_id, resource, scopes, session_id, offline_access FROM grants
+      `SELECT id, client_id, user_id, resource, scopes FROM grants
         WHERE client_id = $1 AND revoked_at IS NULL ORDER BY created_at LIMIT $2`,
       [clientId, workers],
     );
@@ -74,14 +71,11 @@ export async function startSqlReference(
         userId: row.user_id,
         resource: row.resource,
         scopes: row.scopes,
-        sessionId: row.session_id,
-        offlineAccess: row.offline_access,
         tokenHash,
       });
     }
-    const withSession = families.some((family) => !family.offlineAccess && family.sessionId !== null);
     return {
-      statements: withSession ? 8 : 7,
+      statements: 2,
       step: (worker) => refreshOnce(pool, own(families, worker)),
       close: () => pool.end(),
     };
@@ -92,47 +86,62 @@ export async function startSqlReference(
 }
 
 async function refreshOnce(pool: pg.Pool, family: Family): Promise<void> {
-  const found = await pool.query('SELECT * FROM refresh_tokens WHERE token_hash = $1', [family.tokenHash]);
+  const found = await pool.query(
+    `SELECT r.token_hash, r.grant_id, COALESCE(r.scopes, '{}') AS scopes, r.confirmation, r.expires_at,
+            r.consumed_at, r.successor_hash, r.replay, r.created_at,
+            g.client_id AS g_client_id, g.user_id AS g_user_id, g.resource AS g_resource,
+            COALESCE(g.scopes, '{}') AS g_scopes, g.session_id AS g_session_id,
+            g.offline_access AS g_offline_access, g.auth_time AS g_auth_time, COALESCE(g.amr, '{}') AS g_amr,
+            g.authorization_request AS g_authorization_request, g.attachments AS g_attachments,
+            g.absolute_expires_at AS g_absolute_expires_at, g.revoked_at AS g_revoked_at,
+            g.created_at AS g_created_at,
+            s.id AS s_id, s.expires_at AS s_expires_at, s.revoked_at AS s_revoked_at
+       FROM refresh_tokens r
+       JOIN grants g ON g.id = r.grant_id
+       LEFT JOIN login_sessions s ON s.id = g.session_id
+      WHERE r.token_hash = $1`,
+    [family.tokenHash],
+  );
   if (found.rowCount !== 1) throw new Error('the SQL reference lost its refresh token');
-  await pool.query('SELECT * FROM grants WHERE id = $1', [family.grantId]);
-  if (!family.offlineAccess && family.sessionId !== null)
-    await pool.query('SELECT * FROM login_sessions WHERE id = $1', [family.sessionId]);
   const now = new Date();
   const successor = hash();
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const consumed = await client.query(
-      `UPDATE refresh_tokens r SET consumed_at = $1
-        WHERE r.token_hash = $2 AND r.consumed_at IS NULL AND r.expires_at > $1
-          AND EXISTS (SELECT 1 FROM grants g WHERE g.id = r.grant_id AND g.revoked_at IS NULL)`,
-      [now, family.tokenHash],
-    );
-    if (consumed.rowCount !== 1) throw new Error('the SQL reference could not consume its refresh token');
-    await client.query(
-      `INSERT INTO access_tokens (jti, grant_id, client_id, subject, audience, scopes, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        randomUUID(),
-        family.grantId,
-        family.clientId,
-        family.userId,
-        family.resource,
-        family.scopes,
-        new Date(now.getTime() + 300_000),
-      ],
-    );
-    await client.query(
-      `INSERT INTO refresh_tokens (token_hash, grant_id, scopes, expires_at, confirmation)
-       VALUES ($1, $2, $3, $4, NULL)`,
-      [successor, family.grantId, family.scopes, new Date(now.getTime() + 86_400_000)],
-    );
-    await client.query('COMMIT');
-    family.tokenHash = successor;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  const rotated = await pool.query<{ rotated: number }>(
+    `WITH consumed AS (
+       UPDATE refresh_tokens r
+          SET consumed_at = $1::timestamptz, successor_hash = $2::text, replay = $3::text
+        WHERE r.token_hash = $4 AND r.consumed_at IS NULL AND r.expires_at > $5::timestamptz
+          AND EXISTS (SELECT 1 FROM grants g WHERE g.id = r.grant_id AND g.revoked_at IS NULL)
+       RETURNING r.grant_id
+     ), successor AS (
+       INSERT INTO refresh_tokens (token_hash, grant_id, scopes, expires_at, confirmation)
+       SELECT $6::text, c.grant_id, $7::text[], $8::timestamptz, $9::jsonb FROM consumed c
+       RETURNING 1
+     ), access AS (
+       INSERT INTO access_tokens (jti, grant_id, client_id, subject, audience, scopes, expires_at)
+       SELECT $10::text, c.grant_id, $11::text, $12::text, $13::text, $14::text[], $15::timestamptz
+         FROM consumed c
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM consumed)::int AS rotated`,
+    [
+      now,
+      null,
+      null,
+      family.tokenHash,
+      now,
+      successor,
+      family.scopes,
+      new Date(now.getTime() + 86_400_000),
+      null,
+      randomUUID(),
+      family.clientId,
+      family.userId,
+      family.resource,
+      family.scopes,
+      new Date(now.getTime() + 300_000),
+    ],
+  );
+  if (rotated.rows[0]?.rotated !== 1)
+    throw new Error('the SQL reference could not consume its refresh token');
+  family.tokenHash = successor;
 }

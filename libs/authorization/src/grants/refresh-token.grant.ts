@@ -6,20 +6,21 @@
 // (proof-binding.check.ts) and its successor keeps the binding; a public client's unbound one presented with a
 // proof has a successor bound to the proof's key; the new access token is bound to the request's proof, whoever
 // the client. Every check that can refuse runs before the refresh token is consumed, so a refused request leaves
-// it usable and only a token actually used counts as reused; it is consumed in the same transaction that stores its
-// successor and the access token. With REFRESH_TOKEN_REUSE_GRACE, a used token presented again within the window
-// by the same client for the same resource, scope and key, while its successor is unused, gets the first answer
-// again (refresh-replay.ts); anything else is reuse.
+// it usable and only a token actually used counts as reused: the token, its family and its login session are read
+// in one statement, the tokens are minted, and one more statement consumes the token, only while it is still
+// usable, together with storing its successor and the access token, or does nothing. With
+// REFRESH_TOKEN_REUSE_GRACE, a used token presented again within the window by the same client for the same
+// resource, scope and key, while its successor is unused, gets the first answer again (refresh-replay.ts); anything
+// else is reuse.
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import { OAuthError, parseScope } from '@portcullis/protocol';
-import { UnitOfWork, type AuthorizationGrant, type RefreshToken } from '@portcullis/persistence';
+import type { AuthorizationGrant, RefreshToken } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { SecurityEvents } from '../events/security-events.js';
 import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
-import { GrantRepository, tokenHash } from '../tokens/grant.repository.js';
-import { SessionRepository } from '../sessions/session.repository.js';
+import { GrantRepository, type RefreshFamily } from '../tokens/grant.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
 import { assertSameResource, refreshExpiry } from './authorization-code.grant.js';
 import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
@@ -34,9 +35,7 @@ export class RefreshTokenGrant implements TokenGrant {
 
   constructor(
     private readonly grants: GrantRepository,
-    private readonly sessions: SessionRepository,
     private readonly issuer: TokenIssuer,
-    private readonly work: UnitOfWork,
     private readonly metrics: AuthorizationMetrics,
     private readonly events: SecurityEvents,
   ) {}
@@ -56,12 +55,11 @@ export class RefreshTokenGrant implements TokenGrant {
     }
 
     // Client binding is checked before consuming, so another client cannot burn a token it cannot use.
-    const stored = await this.grants.findRefreshToken(presented);
-    if (!stored) throw new OAuthError('invalid_grant', 'refresh token is invalid');
-    const family = await this.grants.findGrant(stored.grantId);
-    if (!family || family.clientId !== client.clientId) {
+    const found = await this.grants.findRefreshFamily(presented);
+    if (!found || found.grant.clientId !== client.clientId) {
       throw new OAuthError('invalid_grant', 'refresh token is invalid');
     }
+    const { token: stored, grant: family } = found;
     // The key binding before the reuse check too: a thief without the key can neither use nor revoke the family.
     const bound = storedConfirmation(stored.confirmation);
     assertProofOfBoundKey(bound, proof, 'refresh token');
@@ -73,7 +71,7 @@ export class RefreshTokenGrant implements TokenGrant {
     if (stored.expiresAt.getTime() <= Date.now()) {
       throw new OAuthError('invalid_grant', 'refresh token is invalid');
     }
-    if (!family.offlineAccess && !(await this.#sessionAlive(family.sessionId))) {
+    if (!family.offlineAccess && !sessionAlive(found)) {
       throw new OAuthError('invalid_grant', 'the login session this refresh token belongs to has ended');
     }
     assertSameResource(params.resources, family.resource);
@@ -83,44 +81,42 @@ export class RefreshTokenGrant implements TokenGrant {
       throw new OAuthError('invalid_scope', `scope exceeds the original grant: ${widened.join(' ')}`);
     }
 
-    // The token is used up together with its successor and the access token, or not at all: a failure before the
-    // commit (the database gone, an extension's claims refused) leaves it usable, and the client's retry is not reuse.
-    const outcome = await this.work.run(async () => {
-      // A revocation that committed before the consumption is seen by it (not consumed: invalid_grant).
-      const consumption = await this.grants.consumeRefreshToken(stored, family);
-      if (consumption.outcome !== 'consumed') return consumption;
-      const { token, grant } = consumption;
-      this.#assertUsable(grant);
-      const successorConfirmation = bound ?? (method === 'none' ? proof?.confirmation : undefined);
-      // The grant's user, authorization request and attachments, as its authorization code's tokens had them.
-      const response = await this.issuer.issue({
-        grantType: this.grantType,
-        client: { clientId: client.clientId, metadata: client.metadata },
-        subject: grant.userId,
-        resource: grant.resource,
-        scopes,
-        grant,
-        // The family keeps its original scope, so a narrowed refresh does not shrink later ones (RFC 6749 6).
-        refreshToken: {
-          scopes: token.scopes,
-          expiresAt: refreshExpiry(grant.absoluteExpiresAt, this.issuer.lifetimes().refreshTokenIdle),
-          ...(successorConfirmation ? { confirmation: successorConfirmation } : {}),
-        },
-        ...(scopes.includes('openid') ? { idToken: { authTime: grant.authTime } } : {}),
-        ...(proof ? { proof } : {}),
-      });
-      if (this.#graceMs() > 0 && response.refresh_token) {
-        const replay = sealReplay(presented, replayRequest(scopes, proof), response);
-        await this.grants.recordRotation(stored.tokenHash, tokenHash(response.refresh_token), replay);
-      }
-      return { outcome: 'issued' as const, response };
+    // Minted before anything is consumed, so a refusal here (an extension's claims) leaves the token usable; the
+    // grant's user, authorization request and attachments, as its authorization code's tokens had them.
+    const successorConfirmation = bound ?? (method === 'none' ? proof?.confirmation : undefined);
+    const minted = await this.issuer.mint({
+      grantType: this.grantType,
+      client: { clientId: client.clientId, metadata: client.metadata },
+      subject: family.userId,
+      resource: family.resource,
+      scopes,
+      grant: family,
+      // The family keeps its original scope, so a narrowed refresh does not shrink later ones (RFC 6749 6).
+      refreshToken: {
+        scopes: stored.scopes,
+        expiresAt: refreshExpiry(family.absoluteExpiresAt, this.issuer.lifetimes().refreshTokenIdle),
+        ...(successorConfirmation ? { confirmation: successorConfirmation } : {}),
+      },
+      ...(scopes.includes('openid') ? { idToken: { authTime: family.authTime } } : {}),
+      ...(proof ? { proof } : {}),
+    });
+    if (!minted.refreshToken) throw new Error('a refresh must issue a successor refresh token');
+    // The token is used up together with storing its successor and the access token, in one statement, or not at
+    // all; a revocation that committed before it is seen by it (not consumed: invalid_grant).
+    const outcome = await this.grants.rotateRefreshToken(stored, {
+      successor: minted.refreshToken,
+      accessToken: minted.accessToken,
+      ...(this.#graceMs() > 0
+        ? { replay: sealReplay(presented, replayRequest(scopes, proof), minted.response) }
+        : {}),
     });
     if (outcome.outcome === 'reused') {
       // Lost a race with another presentation, which has committed: the same as arriving after it.
       return this.#presentedAgain(outcome.token, presented, family, requestedScopes, params, proof);
     }
-    if (outcome.outcome !== 'issued') throw new OAuthError('invalid_grant', 'refresh token is invalid');
-    return outcome.response;
+    if (outcome.outcome !== 'rotated') throw new OAuthError('invalid_grant', 'refresh token is invalid');
+    this.issuer.issued(this.grantType);
+    return minted.response;
   }
 
   /**
@@ -181,12 +177,11 @@ export class RefreshTokenGrant implements TokenGrant {
     });
     throw new OAuthError('invalid_grant', 'refresh token is invalid');
   }
+}
 
-  async #sessionAlive(sessionId: string | null): Promise<boolean> {
-    if (!sessionId) return false;
-    const session = await this.sessions.find(sessionId);
-    return session !== null && session.revokedAt === null && session.expiresAt.getTime() > Date.now();
-  }
+/** Whether the login session the family came from is still on (a family without `offline_access` ends with it). */
+function sessionAlive({ session }: RefreshFamily): boolean {
+  return session !== null && session.revokedAt === null && session.expiresAt.getTime() > Date.now();
 }
 
 function replayRequest(scopes: readonly string[], proof: TokenRequestProof | undefined): ReplayRequest {

@@ -8,6 +8,7 @@ import {
   type Db,
   type AuthorizationCode,
   type AuthorizationGrant,
+  type LoginSession,
   type RefreshToken,
 } from '@portcullis/persistence';
 
@@ -55,11 +56,46 @@ export type CodeRedemption =
   | { outcome: 'unknown' | 'expired' }
   | { outcome: 'replayed'; grantId: string };
 
-/** The outcome of consuming a refresh token; a token used before comes back as it is now stored. */
-export type RefreshConsumption =
-  | { outcome: 'consumed'; token: RefreshToken; grant: AuthorizationGrant }
-  | { outcome: 'unknown' | 'expired' }
-  | { outcome: 'reused'; token: RefreshToken };
+/** The record of an issued access token, by `jti` (what revocation and introspection look up). */
+export interface IssuedAccessToken {
+  jti: string;
+  grantId?: string;
+  clientId: string;
+  subject: string;
+  audience: string;
+  scopes: string[];
+  expiresAt: Date;
+}
+
+/** A refresh token to store: its hash (the token itself is never stored), family, scopes, expiry and key binding. */
+export interface NewRefreshToken {
+  tokenHash: string;
+  grantId: string;
+  scopes: string[];
+  expiresAt: Date;
+  /** The key it is bound to (RFC 9449 section 5); unbound when absent. */
+  confirmation?: Confirmation;
+}
+
+/** A refresh token with its family and, when the family has one, the login session it came from, as stored. */
+export interface RefreshFamily {
+  token: RefreshToken;
+  grant: AuthorizationGrant;
+  /** Null when the grant has no session or its row is gone. */
+  session: Pick<LoginSession, 'id' | 'expiresAt' | 'revokedAt'> | null;
+}
+
+/** What a rotation stores: the successor and the access token, and for a reuse grace window what it answered. */
+export interface Rotation {
+  successor: NewRefreshToken;
+  accessToken: IssuedAccessToken;
+  /** The sealed response (see `refresh-replay.ts`), kept with the consumed token under a reuse grace window. */
+  replay?: string;
+}
+
+/** The outcome of rotating a refresh token; a token used before comes back as it is now stored. */
+export type RefreshRotation =
+  { outcome: 'rotated' } | { outcome: 'unknown' | 'expired' } | { outcome: 'reused'; token: RefreshToken };
 
 /**
  * Grants (one authorization and every token descended from it), their codes and refresh tokens, and the record of
@@ -148,16 +184,21 @@ export class GrantRepository {
     confirmation?: Confirmation,
   ): Promise<string> {
     const value = randomToken();
-    await this.#db.refreshToken.create({
-      data: {
-        tokenHash: tokenHash(value),
-        grantId,
-        scopes,
-        expiresAt,
-        confirmation: jsonOrNull(confirmation),
-      },
+    await this.storeRefreshToken({
+      tokenHash: tokenHash(value),
+      grantId,
+      scopes,
+      expiresAt,
+      ...(confirmation ? { confirmation } : {}),
     });
     return value;
+  }
+
+  /** Stores a refresh token made by the caller (see {@link createRefreshToken}). */
+  async storeRefreshToken(token: NewRefreshToken): Promise<void> {
+    await this.#db.refreshToken.create({
+      data: { ...token, confirmation: jsonOrNull(token.confirmation) },
+    });
   }
 
   findRefreshToken(token: string): Promise<RefreshToken | null> {
@@ -170,49 +211,111 @@ export class GrantRepository {
   }
 
   /**
-   * Consumes a refresh token found by {@link findRefreshToken}, atomically: of concurrent uses exactly one sees
-   * `consumed`; in a unit of work the others wait until it commits (then see `reused`, with the row as the winner
-   * left it) or rolls back (then one of them consumes it).
+   * A refresh token with its grant and the grant's login session, in one statement: everything a refresh decides
+   * on before it rotates. Null when the token, or its grant, is not stored.
    */
-  async consumeRefreshToken(
-    stored: RefreshToken,
-    grant: AuthorizationGrant,
+  async findRefreshFamily(token: string): Promise<RefreshFamily | null> {
+    const rows = await this.#db.$queryRaw<RefreshFamilyRow[]>`
+      SELECT r.token_hash, r.grant_id, COALESCE(r.scopes, '{}') AS scopes, r.confirmation, r.expires_at,
+             r.consumed_at, r.successor_hash, r.replay, r.created_at,
+             g.client_id AS g_client_id, g.user_id AS g_user_id, g.resource AS g_resource,
+             COALESCE(g.scopes, '{}') AS g_scopes, g.session_id AS g_session_id,
+             g.offline_access AS g_offline_access, g.auth_time AS g_auth_time, COALESCE(g.amr, '{}') AS g_amr,
+             g.authorization_request AS g_authorization_request, g.attachments AS g_attachments,
+             g.absolute_expires_at AS g_absolute_expires_at, g.revoked_at AS g_revoked_at,
+             g.created_at AS g_created_at,
+             s.id AS s_id, s.expires_at AS s_expires_at, s.revoked_at AS s_revoked_at
+        FROM refresh_tokens r
+        JOIN grants g ON g.id = r.grant_id
+        LEFT JOIN login_sessions s ON s.id = g.session_id
+       WHERE r.token_hash = ${tokenHash(token)}`;
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      token: {
+        tokenHash: row.token_hash,
+        grantId: row.grant_id,
+        scopes: row.scopes,
+        confirmation: row.confirmation,
+        expiresAt: row.expires_at,
+        consumedAt: row.consumed_at,
+        successorHash: row.successor_hash,
+        replay: row.replay,
+        createdAt: row.created_at,
+      },
+      grant: {
+        id: row.grant_id,
+        clientId: row.g_client_id,
+        userId: row.g_user_id,
+        resource: row.g_resource,
+        scopes: row.g_scopes,
+        sessionId: row.g_session_id,
+        offlineAccess: row.g_offline_access,
+        authTime: row.g_auth_time,
+        amr: row.g_amr,
+        authorizationRequest: row.g_authorization_request,
+        attachments: row.g_attachments,
+        absoluteExpiresAt: row.g_absolute_expires_at,
+        revokedAt: row.g_revoked_at,
+        createdAt: row.g_created_at,
+      },
+      session:
+        row.s_id === null || row.s_expires_at === null
+          ? null
+          : { id: row.s_id, expiresAt: row.s_expires_at, revokedAt: row.s_revoked_at },
+    };
+  }
+
+  /**
+   * Rotates a refresh token found by {@link findRefreshFamily}, in one statement: consumes it, only while it is
+   * unused, unexpired and its family not revoked (so a revocation that committed before is seen without reading the
+   * grant again), and only then stores its successor and the access token issued with it, and under a reuse grace
+   * window what it was rotated into. Of concurrent rotations exactly one sees `rotated`: the others wait for its
+   * row lock, then find the row used (RFC 9700 4.14.2) and see `reused`, with the row as the winner left it. A
+   * statement that fails stores nothing and leaves the token usable.
+   *
+   * @see https://www.postgresql.org/docs/15/queries-with.html#QUERIES-WITH-MODIFYING
+   */
+  async rotateRefreshToken(
+    consumed: RefreshToken,
+    { successor, accessToken, replay }: Rotation,
     now = new Date(),
-  ): Promise<RefreshConsumption> {
-    // One statement: used up only while unused, unexpired and its family not revoked, so a revocation that
-    // committed before it is seen without reading the grant again.
-    const count = await this.#db.$executeRaw`
-      UPDATE refresh_tokens r SET consumed_at = ${now}
-       WHERE r.token_hash = ${stored.tokenHash} AND r.consumed_at IS NULL AND r.expires_at > ${now}
-         AND EXISTS (SELECT 1 FROM grants g WHERE g.id = r.grant_id AND g.revoked_at IS NULL)`;
-    if (count === 1) return { outcome: 'consumed', token: { ...stored, consumedAt: now }, grant };
-    const row = await this.#db.refreshToken.findUnique({ where: { tokenHash: stored.tokenHash } });
+  ): Promise<RefreshRotation> {
+    const rows = await this.#db.$queryRaw<{ rotated: number }[]>`
+      WITH consumed AS (
+        UPDATE refresh_tokens r
+           SET consumed_at = ${now}::timestamptz,
+               successor_hash = ${replay === undefined ? null : successor.tokenHash}::text,
+               replay = ${replay ?? null}::text
+         WHERE r.token_hash = ${consumed.tokenHash} AND r.consumed_at IS NULL
+           AND r.expires_at > ${now}::timestamptz
+           AND EXISTS (SELECT 1 FROM grants g WHERE g.id = r.grant_id AND g.revoked_at IS NULL)
+        RETURNING r.grant_id
+      ), successor AS (
+        INSERT INTO refresh_tokens (token_hash, grant_id, scopes, expires_at, confirmation)
+        SELECT ${successor.tokenHash}::text, c.grant_id, ${successor.scopes}::text[],
+               ${successor.expiresAt}::timestamptz, ${jsonText(successor.confirmation)}::jsonb
+          FROM consumed c
+        RETURNING 1
+      ), access AS (
+        INSERT INTO access_tokens (jti, grant_id, client_id, subject, audience, scopes, expires_at)
+        SELECT ${accessToken.jti}::text, c.grant_id, ${accessToken.clientId}::text,
+               ${accessToken.subject}::text, ${accessToken.audience}::text, ${accessToken.scopes}::text[],
+               ${accessToken.expiresAt}::timestamptz
+          FROM consumed c
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM consumed)::int AS rotated`;
+    if (rows[0]?.rotated === 1) return { outcome: 'rotated' };
+    // Lost to another use, or not consumable: which one decides whether the family must be revoked.
+    const row = await this.findRefreshTokenByHash(consumed.tokenHash);
     if (!row) return { outcome: 'unknown' };
     // Unused but not consumable: expired, or its family revoked meanwhile.
     return row.consumedAt ? { outcome: 'reused', token: row } : { outcome: 'expired' };
   }
 
-  /**
-   * Records what a consumed refresh token was rotated into, for the reuse grace window: its successor's hash and the
-   * sealed response (see `refresh-replay.ts`).
-   */
-  async recordRotation(consumedHash: string, successorHash: string, replay: string): Promise<void> {
-    await this.#db.refreshToken.update({
-      where: { tokenHash: consumedHash },
-      data: { successorHash, replay },
-    });
-  }
-
   /** Records an issued access token by `jti`, for revocation and introspection. */
-  async recordAccessToken(token: {
-    jti: string;
-    grantId?: string;
-    clientId: string;
-    subject: string;
-    audience: string;
-    scopes: string[];
-    expiresAt: Date;
-  }): Promise<void> {
+  async recordAccessToken(token: IssuedAccessToken): Promise<void> {
     await this.#db.accessToken.create({ data: { ...token, grantId: token.grantId ?? null } });
   }
 
@@ -285,4 +388,38 @@ export class GrantRepository {
 /** A JSON object (a confirmation, attachments) as a JSON column value: SQL NULL when there is none. */
 function jsonOrNull(value: object | undefined): Prisma.InputJsonObject | typeof Prisma.DbNull {
   return value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonObject);
+}
+
+/** A JSON object as the text of a `jsonb` parameter of a raw statement: SQL NULL when there is none. */
+function jsonText(value: object | undefined): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+/** A row of `findRefreshFamily`: the token's columns, its grant's (`g_`), its session's (`s_`). */
+interface RefreshFamilyRow {
+  token_hash: string;
+  grant_id: string;
+  scopes: string[];
+  confirmation: Prisma.JsonValue;
+  expires_at: Date;
+  consumed_at: Date | null;
+  successor_hash: string | null;
+  replay: string | null;
+  created_at: Date;
+  g_client_id: string;
+  g_user_id: string;
+  g_resource: string;
+  g_scopes: string[];
+  g_session_id: string | null;
+  g_offline_access: boolean;
+  g_auth_time: Date;
+  g_amr: string[];
+  g_authorization_request: Prisma.JsonValue;
+  g_attachments: Prisma.JsonValue;
+  g_absolute_expires_at: Date;
+  g_revoked_at: Date | null;
+  g_created_at: Date;
+  s_id: string | null;
+  s_expires_at: Date | null;
+  s_revoked_at: Date | null;
 }

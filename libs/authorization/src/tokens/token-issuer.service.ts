@@ -19,7 +19,13 @@ import { CLAIM_SCOPES, ResourceRegistry } from '../resources/resource-registry.j
 import { identityClaims } from '../userinfo/identity-claims.js';
 import { UserRepository } from '../users/user.repository.js';
 import { grantClaimsContext } from './extension-claims.js';
-import { GrantRepository } from './grant.repository.js';
+import {
+  GrantRepository,
+  randomToken,
+  tokenHash,
+  type IssuedAccessToken,
+  type NewRefreshToken,
+} from './grant.repository.js';
 
 /** What to mint: one access token for one audience, optionally a refresh token and an ID token. */
 export interface TokenRequest {
@@ -54,6 +60,17 @@ export interface TokenRequest {
 }
 
 /**
+ * Tokens made and signed but not stored yet: the response, and the records that must be stored before it is sent
+ * (by {@link TokenIssuer.issue}, or by a grant together with what it consumes).
+ */
+export interface MintedTokens {
+  readonly response: TokenResponse;
+  readonly accessToken: IssuedAccessToken;
+  /** The refresh token's row, when one was issued (the response carries it in the clear). */
+  readonly refreshToken?: NewRefreshToken;
+}
+
+/**
  * Mints tokens: RFC 9068 JWT access tokens (`typ: at+jwt`) signed with the current key, OIDC ID tokens, and
  * opaque refresh tokens stored hashed. Every access token is recorded by `jti`, with every scope granted (UserInfo
  * reads the claim scopes there); its `scope` claim holds only the scopes meant for its resource, without `profile`
@@ -83,7 +100,20 @@ export class TokenIssuer {
     return this.options.lifetimes;
   }
 
+  /** Mints the tokens `request` asks for, stores them, and counts them issued. */
   async issue(request: TokenRequest): Promise<TokenResponse> {
+    const minted = await this.mint(request);
+    await this.grants.recordAccessToken(minted.accessToken);
+    if (minted.refreshToken) await this.grants.storeRefreshToken(minted.refreshToken);
+    this.issued(request.grantType);
+    return minted.response;
+  }
+
+  /**
+   * Mints the tokens `request` asks for without storing anything: the caller stores {@link MintedTokens} and then
+   * counts them {@link issued}. Every refusal (an extension's claims hook) happens here, before anything is stored.
+   */
+  async mint(request: TokenRequest): Promise<MintedTokens> {
     const { issuer, lifetimes, extensions, revision } = this.options;
     const key = this.keys.current();
     const now = Math.floor(Date.now() / 1000);
@@ -121,7 +151,7 @@ export class TokenIssuer {
       .setExpirationTime(now + lifetimes.accessToken)
       .setJti(jti)
       .sign(key.privateKey);
-    await this.grants.recordAccessToken({
+    const accessTokenRecord: IssuedAccessToken = {
       jti,
       ...(grantId ? { grantId } : {}),
       clientId,
@@ -129,17 +159,20 @@ export class TokenIssuer {
       audience: request.resource,
       scopes: [...request.scopes],
       expiresAt: new Date((now + lifetimes.accessToken) * 1000),
-    });
+    };
 
     let refreshToken: string | undefined;
+    let refreshTokenRecord: NewRefreshToken | undefined;
     let idToken: string | undefined;
     if (request.refreshToken && grantId) {
-      refreshToken = await this.grants.createRefreshToken(
+      refreshToken = randomToken();
+      refreshTokenRecord = {
+        tokenHash: tokenHash(refreshToken),
         grantId,
-        [...request.refreshToken.scopes],
-        request.refreshToken.expiresAt,
-        request.refreshToken.confirmation,
-      );
+        scopes: [...request.refreshToken.scopes],
+        expiresAt: request.refreshToken.expiresAt,
+        ...(request.refreshToken.confirmation ? { confirmation: request.refreshToken.confirmation } : {}),
+      };
     }
     if (request.idToken) {
       // OIDC Core 5.4: the claims `profile` and `email` ask for, of the person as they are now.
@@ -159,14 +192,22 @@ export class TokenIssuer {
         .setExpirationTime(now + lifetimes.idToken)
         .sign(key.privateKey);
     }
-    this.metrics.tokenIssued(request.grantType);
     return {
-      access_token: accessToken,
-      token_type: request.proof?.tokenType ?? 'Bearer',
-      expires_in: lifetimes.accessToken,
-      scope,
-      ...(refreshToken ? { refresh_token: refreshToken } : {}),
-      ...(idToken ? { id_token: idToken } : {}),
+      response: {
+        access_token: accessToken,
+        token_type: request.proof?.tokenType ?? 'Bearer',
+        expires_in: lifetimes.accessToken,
+        scope,
+        ...(refreshToken ? { refresh_token: refreshToken } : {}),
+        ...(idToken ? { id_token: idToken } : {}),
+      },
+      accessToken: accessTokenRecord,
+      ...(refreshTokenRecord ? { refreshToken: refreshTokenRecord } : {}),
     };
+  }
+
+  /** Counts tokens of `grantType` issued, once what {@link mint} made is stored. */
+  issued(grantType: string): void {
+    this.metrics.tokenIssued(grantType);
   }
 }

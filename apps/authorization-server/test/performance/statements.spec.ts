@@ -1,0 +1,169 @@
+// How many statements the authorization server sends PostgreSQL for one refresh with rotation (RFC 9700 4.14.2),
+// counted on the wire by a relay between the server and its real PostgreSQL (statement-counter.ts: each simple
+// Query and each Execute is one statement, so BEGIN and COMMIT count). Warm: a first refresh has read the client
+// (cached for a few seconds per instance) and used the signing key; the counted refresh follows at once.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  HeadlessUserAgent,
+  postgresServerAvailable,
+  startDatabase,
+  type TestDatabase,
+} from '@portcullis/testing';
+import {
+  codeFor,
+  codeForm,
+  dpopKey,
+  proof,
+  refreshForm,
+  tokenEndpoint,
+  tokenRequestWithProof,
+} from '../dpop/dpop.helpers.js';
+import {
+  authorizationRequest,
+  authorize,
+  redeem,
+  startAuthorizationServer,
+  tokenRequest,
+  type AuthorizationServerFixture,
+  type TestClient,
+} from '../support/authorization-server.fixture.js';
+import { startStatementCounter, type StatementCounter } from './statement-counter.js';
+
+/** At most this many statements per refresh (today: one read of the token, its family and session; one rotation). */
+const REFRESH_STATEMENTS = 3;
+
+/** How the server stores a refresh token: its SHA-256, base64url. */
+const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('base64url');
+
+const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
+
+/** A server whose statements go through a counting relay; the test's own connection (`as.prisma`) does not. */
+function countingServer(env: Record<string, string>) {
+  const state = {} as { database: TestDatabase; counter: StatementCounter; as: AuthorizationServerFixture };
+  beforeAll(async () => {
+    state.database = await startDatabase();
+    const server = new URL(state.database.url!);
+    state.counter = await startStatementCounter({ host: server.hostname, port: Number(server.port || 5432) });
+    const url = state.counter.via(state.database.url!);
+    state.as = await startAuthorizationServer({ database: { ...state.database, url, target: { url } }, env });
+  });
+  afterAll(async () => {
+    await state.as?.close();
+    await state.counter?.close();
+    await state.database?.stop();
+  });
+  return state;
+}
+
+/** The statements `send` made the server send; fails unless it answered 200. */
+async function counted(
+  counter: StatementCounter,
+  send: () => Promise<{ status: number; body: Record<string, unknown> }>,
+): Promise<{ statements: readonly string[]; body: Record<string, unknown> }> {
+  counter.reset();
+  const response = await send();
+  const statements = [...counter.texts];
+  expect(response.status).toBe(200);
+  expect(counter.statements).toBe(statements.length);
+  return { statements, body: response.body };
+}
+
+/** Fails naming every statement sent, so a regression says which statement came back. */
+function expectAtMost(max: number, statements: readonly string[]): void {
+  if (statements.length > max) {
+    throw new Error(`${statements.length} statements, more than ${max}:\n${statements.join('\n---\n')}`);
+  }
+}
+
+describeWithPostgres.each([
+  ['without a reuse grace window', {}],
+  ['with a reuse grace window', { REFRESH_TOKEN_REUSE_GRACE: '30' }],
+])('statements sent to PostgreSQL per refresh, %s', (_name, env: Record<string, string>) => {
+  const server = countingServer(env);
+  let user: { username: string; password: string };
+  let client: TestClient;
+  beforeAll(async () => {
+    user = await server.as.createUser();
+    client = await server.as.createClient();
+  });
+
+  async function refreshTokenFor(scope: string): Promise<string> {
+    const request = authorizationRequest(server.as, client, { scope });
+    const callback = await authorize(new HeadlessUserAgent(), request, user, client);
+    const response = await redeem(server.as, client, callback, request);
+    expect(response.status).toBe(200);
+    return response.body['refresh_token'] as string;
+  }
+
+  const refresh = (token: string) =>
+    tokenRequest(server.as, {
+      grant_type: 'refresh_token',
+      refresh_token: token,
+      client_id: client.clientId,
+    });
+
+  /** One refresh of `token` to warm up, then the statements of a refresh of its successor. */
+  async function countedRefresh(token: string) {
+    const warm = await refresh(token);
+    expect(warm.status).toBe(200);
+    const presented = warm.body['refresh_token'] as string;
+    return { presented, ...(await counted(server.counter, () => refresh(presented))) };
+  }
+
+  it(`takes at most ${REFRESH_STATEMENTS} for a family that ends with its login session`, async () => {
+    const { statements, presented, body } = await countedRefresh(await refreshTokenFor('notes:read'));
+    expectAtMost(REFRESH_STATEMENTS, statements);
+    // What was counted is a whole rotation: the token used up, the successor and the access token stored.
+    const used = await server.as.prisma.refreshToken.findUniqueOrThrow({
+      where: { tokenHash: tokenHash(presented) },
+    });
+    expect(used.consumedAt).not.toBeNull();
+    const successor = await server.as.prisma.refreshToken.findUniqueOrThrow({
+      where: { tokenHash: tokenHash(body['refresh_token'] as string) },
+    });
+    expect(successor).toMatchObject({ grantId: used.grantId, scopes: ['notes:read'], consumedAt: null });
+    expect(successor.confirmation).toBeNull();
+    expect(await server.as.prisma.accessToken.count({ where: { grantId: used.grantId } })).toBe(3);
+    expect((await refresh(body['refresh_token'] as string)).status).toBe(200);
+  });
+
+  it(`takes at most ${REFRESH_STATEMENTS} for an offline_access family`, async () => {
+    const { statements } = await countedRefresh(await refreshTokenFor('notes:read offline_access'));
+    expectAtMost(REFRESH_STATEMENTS, statements);
+  });
+});
+
+describeWithPostgres('statements sent to PostgreSQL per refresh with a DPoP proof (EXTENSIONS=dpop)', () => {
+  const server = countingServer({ EXTENSIONS: 'dpop' });
+
+  it(`takes at most ${REFRESH_STATEMENTS}, the proof's jti included, and keeps the key binding`, async () => {
+    const { as, counter } = server;
+    const user = await as.createUser();
+    const client = await as.createClient();
+    const key = await dpopKey();
+    const issued = await codeFor(as, client, user);
+    const redeemed = await tokenRequestWithProof(
+      as,
+      codeForm(client, issued),
+      await proof(key, tokenEndpoint(as)),
+    );
+    expect(redeemed.status).toBe(200);
+    const warm = await tokenRequestWithProof(
+      as,
+      refreshForm(client, redeemed.body['refresh_token'] as string),
+      await proof(key, tokenEndpoint(as)),
+    );
+    expect(warm.status).toBe(200);
+
+    const form = refreshForm(client, warm.body['refresh_token'] as string);
+    const dpop = await proof(key, tokenEndpoint(as));
+    const { statements, body } = await counted(counter, () => tokenRequestWithProof(as, form, dpop));
+    expectAtMost(REFRESH_STATEMENTS, statements);
+    expect(body['token_type']).toBe('DPoP');
+    const successor = await as.prisma.refreshToken.findUniqueOrThrow({
+      where: { tokenHash: tokenHash(body['refresh_token'] as string) },
+    });
+    expect(successor.confirmation).toEqual({ jkt: key.jkt });
+  });
+});
