@@ -134,7 +134,34 @@ describe('portcullis-admin', () => {
     );
   });
 
+  it("creates a resource server that may also exchange its users' tokens for their upstream tokens", async () => {
+    const created = await run(
+      'clients',
+      'create',
+      '--name',
+      'Notes API',
+      '--resource-server',
+      'http://localhost:4100/mcp',
+      '--grant',
+      'token-exchange',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    const result = JSON.parse(created.out) as { client_id: string; grant_types: string[] };
+    expect(result.grant_types).toEqual(['urn:ietf:params:oauth:grant-type:token-exchange']);
+    const row = await database.database.prisma.client.findUniqueOrThrow({ where: { id: result.client_id } });
+    expect(row).toMatchObject({
+      resourceServer: 'http://localhost:4100/mcp',
+      grantTypes: ['urn:ietf:params:oauth:grant-type:token-exchange'],
+      redirectUris: [],
+    });
+  });
+
   it.each([
+    [
+      ['--resource-server', 'http://localhost:4100/mcp', '--grant', 'client_credentials'],
+      "a resource server's only grant is --grant token-exchange",
+    ],
     [
       ['--resource-server', 'https://elsewhere.example/mcp'],
       'is not a resource this server issues tokens for',

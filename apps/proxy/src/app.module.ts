@@ -25,6 +25,8 @@ import { UpstreamRedirect } from './upstream/upstream-redirect.service.js';
 import { UpstreamStates } from './upstream/upstream-state.repository.js';
 import { UpstreamTokens } from './upstream/upstream-token.repository.js';
 import { UpstreamSignInStep } from './upstream/upstream-sign-in.step.js';
+import { UpstreamVault } from './upstream/upstream-vault.service.js';
+import { TokenExchangeGrant } from './upstream/exchange/token-exchange.grant.js';
 
 /**
  * What a host (never the environment) may set: the client ID metadata document fetcher's resolver and CAs, and
@@ -45,6 +47,7 @@ const PROXY_PROVIDERS = [
   UpstreamRedirect,
   UpstreamStates,
   UpstreamTokens,
+  UpstreamVault,
 ];
 
 /**
@@ -81,6 +84,8 @@ export class AppModule {
               ...PROXY_PROVIDERS,
             ],
             controllers: [UpstreamCallbackController],
+            // RFC 8693: resource servers registered for it exchange a user's token for the user's upstream token.
+            grants: [TokenExchangeGrant],
             // The connected apps page: people sign in to it upstream.
             account: UpstreamAccountSignIn,
           }),

@@ -27,7 +27,12 @@ describe("the proxy's configuration", () => {
 
   it('refuses a plain-http upstream that is not on loopback, and malformed scopes', () => {
     expect(envSchema.safeParse({ UPSTREAM_ISSUER: 'http://idp.example.com' }).success).toBe(false);
-    expect(envSchema.safeParse({ UPSTREAM_ISSUER: 'https://idp.example.com/' }).success).toBe(false);
+    // An issuer with a terminating slash is someone else's to choose (Auth0's): kept as it is, never doubled.
+    expect(envSchema.parse({ UPSTREAM_ISSUER: 'https://tenant.auth0.example/' }).UPSTREAM_ISSUER).toBe(
+      'https://tenant.auth0.example/',
+    );
+    expect(envSchema.safeParse({ UPSTREAM_ISSUER: 'https://idp.example.com//' }).success).toBe(false);
+    expect(envSchema.safeParse({ UPSTREAM_ISSUER: 'https://idp.example.com/?a=1' }).success).toBe(false);
     expect(envSchema.safeParse({ UPSTREAM_SCOPES: 'openid "email"' }).success).toBe(false);
     expect(envSchema.parse({ UPSTREAM_SCOPES: 'openid  email' }).UPSTREAM_SCOPES).toEqual([
       'openid',

@@ -1,14 +1,10 @@
-import {
-  authorizationServerEnvFields,
-  checkAuthorizationServerEnv,
-  IssuerEnvSchema,
-} from '@portcullis/authorization';
+import { authorizationServerEnvFields, checkAuthorizationServerEnv } from '@portcullis/authorization';
 import {
   checkDpopAuthorizationServerEnv,
   dpopAuthorizationServerEnvFields,
 } from '@portcullis/extension-dpop';
 import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
-import { isScopeToken } from '@portcullis/protocol';
+import { isScopeToken, issuerIdentifierProblem } from '@portcullis/protocol';
 import { z } from 'zod';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';
 import {
@@ -19,6 +15,12 @@ import {
 
 /** An empty variable (`UPSTREAM_CLIENT_SECRET=`) counts as unset. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+/** Someone else's issuer identifier: as the project's own (`IssuerEnvSchema`), but a terminating `/` is kept. */
+const UpstreamIssuerSchema = z.string().superRefine((value, context) => {
+  const problem = issuerIdentifierProblem(value, { terminatingSlash: true });
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 const scopeList = z
   .string()
@@ -49,7 +51,11 @@ export const envSchema = baseEnvSchema({ port: 4200 })
       .min(1)
       .max(10 * 365 * 86_400)
       .default(30 * 86_400),
-    UPSTREAM_ISSUER: z.preprocess(unsetIfEmpty, IssuerEnvSchema.optional()),
+    /**
+     * The upstream's issuer, exactly as it publishes it: a terminating `/` is kept (Auth0's issuers have one), since
+     * the discovered metadata's `issuer` must be identical to it (RFC 8414 3.3).
+     */
+    UPSTREAM_ISSUER: z.preprocess(unsetIfEmpty, UpstreamIssuerSchema.optional()),
     UPSTREAM_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().min(1).optional()),
     UPSTREAM_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().min(1).optional()),
     ...upstreamProviderEnvFields,

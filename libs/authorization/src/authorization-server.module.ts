@@ -89,6 +89,11 @@ export interface AuthorizationServerModuleOptions {
    * authorization server, the upstream at the proxy; without it there is no such page.
    */
   readonly account?: Type<AccountSignIn>;
+  /**
+   * Grants of the app's own at the token endpoint, after the built-in and the extension grants (the proxy's RFC 8693
+   * token exchange); each is a provider, and its `grantType` is listed in the metadata.
+   */
+  readonly grants?: Type<TokenGrant>[];
 }
 
 /** The controllers under the issuer's path: every endpoint but the well-known discovery URLs. */
@@ -108,6 +113,7 @@ export class AuthorizationServerModule {
     const { options } = config;
     const steps = config.steps ?? PASSWORD_INTERACTION;
     const appProviders = config.providers ?? [];
+    const appGrants = config.grants ?? [];
     const issuerPath = new URL(options.issuer).pathname.replace(/^\/|\/$/g, '');
     const endpoints: DynamicModule = {
       module: OAuthEndpointsModule,
@@ -183,9 +189,10 @@ export class AuthorizationServerModule {
         ExtensionJwts,
         AuthorizationCodeGrant,
         RefreshTokenGrant,
+        ...appGrants,
         {
           provide: TOKEN_GRANTS,
-          // The built-in grants first, then one for each grant type an extension handles.
+          // The built-in grants first, then one for each grant type an extension handles, then the app's.
           useFactory: (
             authorizationCode: TokenGrant,
             refreshToken: TokenGrant,
@@ -194,10 +201,12 @@ export class AuthorizationServerModule {
             usedJwtIds: UsedJwtIds,
             jwts: ExtensionJwts,
             clients: ClientSource,
+            ...own: TokenGrant[]
           ): TokenGrant[] => [
             authorizationCode,
             refreshToken,
             ...extensionGrants(options, tokens, resources, usedJwtIds, jwts, clients),
+            ...own,
           ],
           inject: [
             AuthorizationCodeGrant,
@@ -207,6 +216,7 @@ export class AuthorizationServerModule {
             UsedJwtIds,
             ExtensionJwts,
             CLIENT_SOURCE,
+            ...appGrants,
           ],
         },
         ...(config.account ? [{ provide: ACCOUNT_SIGN_IN, useClass: config.account }] : []),

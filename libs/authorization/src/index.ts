@@ -78,6 +78,8 @@ export { hashPassword, verifyPassword } from './users/password-hasher.js';
 export { GrantRepository } from './tokens/grant.repository.js';
 export { TokenIssuer } from './tokens/token-issuer.service.js';
 export { RequestParameters } from './http/request-parameters.js';
+export { TOKEN_GRANTS, type TokenGrant } from './grants/token-grant.js';
+export type { AuthenticatedOAuthClient } from './clients/client-authentication.js';
 export { HousekeepingService, type SweepResult } from './housekeeping/housekeeping.service.js';
 export { HousekeepingRepository, type ExpiredRowsDeleted } from './housekeeping/housekeeping.repository.js';
 export { PeriodicSweep } from './housekeeping/periodic-sweep.js';

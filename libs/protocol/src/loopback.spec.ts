@@ -51,4 +51,20 @@ describe('issuerIdentifierProblem, the one rule for configured issuers', () => {
   ])('refuses %s: %s', (issuer, problem) => {
     expect(issuerIdentifierProblem(issuer)).toBe(problem);
   });
+
+  it("keeps one terminating slash of someone else's issuer when asked to, never two, and nothing else changes", () => {
+    expect(
+      issuerIdentifierProblem('https://tenant.auth0.example/', { terminatingSlash: true }),
+    ).toBeUndefined();
+    expect(issuerIdentifierProblem('https://as.example/t/', { terminatingSlash: true })).toBeUndefined();
+    expect(issuerIdentifierProblem('https://as.example//', { terminatingSlash: true })).toBe(
+      'must not end with /',
+    );
+    expect(issuerIdentifierProblem('https://as.example/?a', { terminatingSlash: true })).toBe(
+      'must not have a query, fragment or userinfo',
+    );
+    expect(issuerIdentifierProblem('http://as.example/', { terminatingSlash: true })).toBe(
+      'must be https (http only on a loopback host)',
+    );
+  });
 });

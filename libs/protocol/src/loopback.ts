@@ -32,11 +32,16 @@ export function isLoopbackHost(host: string): boolean {
  * protected server trusts), or `undefined` when it can: an absolute `https` URL (RFC 8414 Section 2), or `http` on a
  * loopback host for development; no query, fragment or userinfo; and no terminating `/`, because issuers are
  * compared byte for byte and the authorization server publishes its own without one. (A client reading someone
- * else's metadata is more lenient; see `sameIssuerIdentifier`.)
+ * else's metadata is more lenient; see `sameIssuerIdentifier`.) With `terminatingSlash`, a terminating `/` is kept
+ * as part of the identifier: for someone else's issuer that has one (Auth0's), which a client must then compare
+ * with exactly that string.
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc8414#section-2 RFC 8414 Section 2}
  */
-export function issuerIdentifierProblem(value: string): string | undefined {
+export function issuerIdentifierProblem(
+  value: string,
+  options: { readonly terminatingSlash?: boolean } = {},
+): string | undefined {
   // Before the WHATWG parser, which would quietly drop tabs and newlines and read `\` as `/`.
   if (!URI_CHARACTERS.test(value)) return 'must be written with URI characters only (RFC 3986)';
   let url: URL;
@@ -51,6 +56,7 @@ export function issuerIdentifierProblem(value: string): string | undefined {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     return 'must be https (http only on a loopback host)';
   }
-  if (value.endsWith('/')) return 'must not end with /';
+  if (value.endsWith('/') && (!options.terminatingSlash || value.endsWith('//')))
+    return 'must not end with /';
   return undefined;
 }

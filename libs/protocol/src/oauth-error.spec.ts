@@ -67,6 +67,17 @@ describe('OAuthError', () => {
     });
   });
 
+  it('writes members an extension defines beside error and error_description, which they cannot replace', () => {
+    const error = new OAuthError('invalid_grant', 'connect first', {
+      members: { interaction_uri: 'https://as.example/connect', error: 'x', error_description: 'y' },
+    });
+    expect(error.toResponseBody()).toStrictEqual({
+      interaction_uri: 'https://as.example/connect',
+      error: 'invalid_grant',
+      error_description: 'connect first',
+    });
+  });
+
   it('leaves error_description out of the body when there is none, or it is empty', () => {
     expect(new OAuthError('invalid_client').toResponseBody()).toStrictEqual({ error: 'invalid_client' });
     expect(new OAuthError('invalid_client', '').toResponseBody()).toStrictEqual({ error: 'invalid_client' });

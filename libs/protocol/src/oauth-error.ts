@@ -95,6 +95,8 @@ export function isOAuthErrorCode(value: unknown): value is OAuthErrorCode {
 export interface OAuthErrorResponseBody {
   error: OAuthErrorCode;
   error_description?: string;
+  /** Members an extension defines beside them (RFC 6749 8.5 lets error responses be extended). */
+  [member: string]: string | undefined;
 }
 
 // RFC 6749 Section 5.2: error_description = 1*( %x20-21 / %x23-5B / %x5D-7E ).
@@ -140,10 +142,17 @@ export class OAuthError extends Error {
    */
   readonly headers: Readonly<Record<string, string>>;
 
+  /** Members of the body beside `error` and `error_description` (such as the proxy's `interaction_uri`). */
+  readonly members: Readonly<Record<string, string>>;
+
   constructor(
     code: OAuthErrorCode,
     description?: string,
-    options?: { cause?: unknown; headers?: Readonly<Record<string, string>> },
+    options?: {
+      cause?: unknown;
+      headers?: Readonly<Record<string, string>>;
+      members?: Readonly<Record<string, string>>;
+    },
   ) {
     if (!isOAuthErrorCode(code)) {
       throw new TypeError(`unknown OAuth error code: ${String(code)}`);
@@ -155,6 +164,10 @@ export class OAuthError extends Error {
     if (wireDescription !== undefined) this.description = wireDescription;
     this.status = OAUTH_ERROR_STATUS[code];
     this.headers = Object.freeze({ ...options?.headers });
+    const members = { ...options?.members };
+    delete members['error'];
+    delete members['error_description'];
+    this.members = Object.freeze(members);
   }
 
   /**
@@ -164,7 +177,7 @@ export class OAuthError extends Error {
    */
   toResponseBody(): OAuthErrorResponseBody {
     return this.description === undefined
-      ? { error: this.code }
-      : { error: this.code, error_description: this.description };
+      ? { ...this.members, error: this.code }
+      : { ...this.members, error: this.code, error_description: this.description };
   }
 }

@@ -91,3 +91,6 @@ export {
   type EntraFake,
   type EntraFakeUser,
 } from './providers/entra-fake.js';
+export { startOktaFake, type OktaFake, type OktaFakeUser } from './providers/okta-fake.js';
+export { startAuth0Fake, type Auth0Fake, type Auth0FakeUser } from './providers/auth0-fake.js';
+export { startKeycloakFake, type KeycloakFake, type KeycloakFakeUser } from './providers/keycloak-fake.js';

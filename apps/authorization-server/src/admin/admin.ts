@@ -16,6 +16,7 @@ const USAGE = `portcullis-admin: manage the authorization server's database (the
                  [--dpop-bound-access-tokens]   (the client always sends DPoP proofs: RFC 9449 5.2, EXTENSIONS=dpop)
   clients create --name NAME --resource-server RESOURCE_URI [--auth client_secret_basic|client_secret_post]
                  [--client-id ID]          (a resource server: it may introspect tokens issued for RESOURCE_URI)
+                 [--grant token-exchange]  (at the proxy: it may exchange them for the user's upstream token, RFC 8693)
   clients create --name NAME --grant client_credentials [--scope "SCOPE ..."]
                  [--auth client_secret_basic|client_secret_post|private_key_jwt] [--client-id ID]
                                          (a machine client: client credentials grant, EXTENSIONS=client-credentials)

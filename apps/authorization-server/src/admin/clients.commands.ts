@@ -18,10 +18,14 @@ const RedirectUri = safeUrl({ httpsUnlessLoopback: true });
 
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 
+/** RFC 8693 token exchange, which the proxy's token endpoint takes from resource servers registered for it. */
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
 /**
  * `clients create --resource-server`: a confidential client that is the resource server of one configured resource.
- * It takes no part in authorization (no redirect URIs, no grants); it authenticates to `/introspect`, which describes
- * to it only tokens issued for that resource (RFC 7662 4).
+ * It takes no part in authorization (no redirect URIs); it authenticates to `/introspect`, which describes to it only
+ * tokens issued for that resource (RFC 7662 4). With `--grant token-exchange` it may also exchange such a token at the
+ * proxy for the user's upstream token (RFC 8693), its only grant.
  */
 const createResourceServer: AdminCommand = async ({ prisma, config, values, print, fail }) => {
   const requested = values['resource-server'] ?? '';
@@ -43,6 +47,10 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
       2,
     );
   }
+  const grant = values.grant;
+  if (grant !== undefined && grant !== 'token-exchange' && grant !== TOKEN_EXCHANGE) {
+    return fail(`a resource server's only grant is --grant token-exchange (${TOKEN_EXCHANGE})`, 2);
+  }
   let resource: string;
   try {
     resource = canonicalizeResourceUri(requested);
@@ -61,7 +69,7 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
     clientId: values['client-id'] ?? `rs_${randomBytes(12).toString('base64url')}`,
     clientName: values.name,
     redirectUris: [],
-    grantTypes: [],
+    grantTypes: grant === undefined ? [] : [TOKEN_EXCHANGE],
     responseTypes: [],
     tokenEndpointAuthMethod: auth,
     applicationType: 'web',
@@ -75,7 +83,10 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
   });
   print(
     [
-      `created resource server ${client.clientId} for ${resource} (set INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET)`,
+      `created resource server ${client.clientId} for ${resource} (set INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET)` +
+        (grant === undefined
+          ? ''
+          : "; it may exchange its users' tokens for their upstream tokens at the proxy"),
       `client secret (shown once, store it now): ${secret}`,
     ].join('\n'),
     {
@@ -84,6 +95,7 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
       client_name: values.name,
       token_endpoint_auth_method: auth,
       resource_server: resource,
+      grant_types: grant === undefined ? [] : [TOKEN_EXCHANGE],
     },
   );
   return 0;

@@ -49,6 +49,16 @@ export interface UpstreamSignIn {
   readonly expiresAt?: Date;
 }
 
+/** What one refresh at the upstream brought: a new access token, and what changed with it. */
+export interface RefreshedUpstreamTokens {
+  readonly accessToken: string;
+  /** The next refresh token where the upstream rotates them; absent, the one redeemed stays valid. */
+  readonly refreshToken?: string;
+  /** Absent: the scopes are those of the grant, unchanged (RFC 6749 5.1). */
+  readonly scopes?: readonly string[];
+  readonly expiresAt?: Date;
+}
+
 /**
  * The proxy as a client of the upstream authorization server, through openid-client: the authorization code flow
  * with PKCE S256, `state`, RFC 9207 `iss` and, for OpenID Connect, `nonce`, the same for every provider; where the
@@ -81,8 +91,10 @@ export class UpstreamClient {
     const config = await this.#config();
     const scope = this.#upstream.scopes.join(' ');
     const extra = this.#provider.authorizationParameters();
-    // OpenID Connect Core 3.1.2.1: `prompt` is a space-separated list, so the flow's (`login`) joins the provider's.
-    const prompt = [...new Set([extra['prompt'], request.prompt].filter(Boolean))].join(' ');
+    // OpenID Connect Core 3.1.2.1: `prompt` is a space-separated list, so the flow's (`login`, in the provider's
+    // words) joins the provider's.
+    const again = request.prompt === 'login' ? (this.#provider.signInAgainPrompt ?? 'login') : request.prompt;
+    const prompt = [...new Set([extra['prompt'], again].filter(Boolean))].join(' ');
     return oidc.buildAuthorizationUrl(config, {
       ...extra,
       redirect_uri: this.#upstream.redirectUri,
@@ -134,6 +146,26 @@ export class UpstreamClient {
         accessToken: tokens.access_token,
         ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
         scopes: (tokens.scope ?? this.#upstream.scopes.join(' ')).split(' ').filter(Boolean),
+        ...(expiresIn === undefined ? {} : { expiresAt: new Date(Date.now() + expiresIn * 1000) }),
+      };
+    });
+  }
+
+  /**
+   * Redeems `refreshToken` at the upstream's token endpoint (RFC 6749 6) for a new access token, and the new refresh
+   * token where the upstream rotates them; an ID token in the answer is checked as openid-client checks any.
+   *
+   * @throws UpstreamError; `isGrantRefused` tells a refresh token the upstream no longer honours
+   */
+  async refresh(refreshToken: string): Promise<RefreshedUpstreamTokens> {
+    const config = await this.#config();
+    return this.#withDeadline('token refresh', async () => {
+      const tokens = await oidc.refreshTokenGrant(config, refreshToken);
+      const expiresIn = tokens.expiresIn();
+      return {
+        accessToken: tokens.access_token,
+        ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
+        ...(tokens.scope === undefined ? {} : { scopes: tokens.scope.split(' ').filter(Boolean) }),
         ...(expiresIn === undefined ? {} : { expiresAt: new Date(Date.now() + expiresIn * 1000) }),
       };
     });

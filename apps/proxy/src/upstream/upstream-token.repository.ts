@@ -2,20 +2,51 @@ import { Inject, Injectable } from '@nestjs/common';
 import { open, seal } from '@portcullis/authorization';
 import { PrismaClient } from '@portcullis/persistence';
 import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
-import type { UpstreamSignIn } from './upstream-client.service.js';
 
-/** Upstream tokens of one user, opened, for the proxy's own calls to upstream APIs. */
-export interface StoredUpstreamTokens {
+/** The connection of the provider people sign in to the proxy with. */
+export const SIGN_IN_CONNECTION = 'upstream';
+
+/** Tokens an upstream issued, as the vault stores them. */
+export interface UpstreamTokenSet {
   readonly accessToken: string;
   readonly refreshToken?: string;
   readonly scopes: readonly string[];
   readonly expiresAt?: Date;
 }
 
+/** One user's connection, opened: its tokens, or why it has none. */
+export type StoredConnection =
+  | ({ readonly live: true; readonly issuer: string } & UpstreamTokenSet)
+  /** The provider refused to refresh it (`invalid_grant`) at `since`: the user must connect again. */
+  | { readonly live: false; readonly issuer: string; readonly since: Date };
+
+/** What `UpstreamTokens.refreshLocked`'s `refresh` decides under the lock. */
+export type RefreshOutcome =
+  | { readonly kind: 'refreshed'; readonly tokens: UpstreamTokenSet }
+  | { readonly kind: 'lost' }
+  | { readonly kind: 'unchanged' };
+
+interface SealedTokens {
+  readonly accessToken: string;
+  readonly refreshToken: string | null;
+  readonly scopes: string[];
+  readonly expiresAt: Date | null;
+}
+
+interface TokenRow {
+  readonly issuer: string;
+  readonly accessToken: string | null;
+  readonly refreshToken: string | null;
+  readonly scopes: readonly string[];
+  readonly expiresAt: Date | null;
+  readonly reconnectRequiredAt: Date | null;
+}
+
 /**
- * The tokens the upstream issued to the proxy, one set per user and upstream, sealed with AES-256-GCM under the
+ * The rows of the proxy's token vault: the tokens each user's connection holds, sealed with AES-256-GCM under the
  * proxy's key and bound (as associated data) to the user and the issuer, so a row copied to another user does not
- * open. They serve the proxy's own server-side calls; no endpoint returns them and no client ever sees them.
+ * open. They serve the proxy's own server-side calls and RFC 8693 exchanges by registered resource servers; no
+ * endpoint returns them to a client.
  *
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#token-passthrough
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.10
@@ -31,33 +62,111 @@ export class UpstreamTokens {
     this.#key = options.sealingKey;
   }
 
-  /** Replaces the user's upstream tokens with the ones of this sign-in. */
-  async store(userId: string, signIn: UpstreamSignIn): Promise<void> {
-    const { issuer } = signIn;
-    const data = {
-      accessToken: seal(signIn.accessToken, this.#key, context(userId, issuer, 'access_token')),
-      refreshToken: signIn.refreshToken
-        ? seal(signIn.refreshToken, this.#key, context(userId, issuer, 'refresh_token'))
-        : null,
-      scopes: [...signIn.scopes],
-      expiresAt: signIn.expiresAt ?? null,
-    };
+  /** Replaces the user's tokens of `connection` with the ones of a sign-in or a connect; the connection is live. */
+  async store(userId: string, connection: string, issuer: string, tokens: UpstreamTokenSet): Promise<void> {
+    const data = { issuer, ...this.#sealed(userId, issuer, tokens), reconnectRequiredAt: null };
     await this.prisma.upstreamToken.upsert({
-      where: { userId_issuer: { userId, issuer } },
-      create: { userId, issuer, ...data },
+      where: { userId_connection: { userId, connection } },
+      create: { userId, connection, ...data },
       update: data,
     });
   }
 
   /**
-   * The user's upstream tokens, opened; undefined when there are none, or when they no longer open (sealed under
+   * The user's connection, opened; undefined when there is none, or when its tokens no longer open (sealed under
    * another key, such as the per-process key of a development run without secrets, or copied from another user).
    */
-  async find(userId: string, issuer: string): Promise<StoredUpstreamTokens | undefined> {
-    const row = await this.prisma.upstreamToken.findUnique({ where: { userId_issuer: { userId, issuer } } });
-    if (!row) return undefined;
+  async find(userId: string, connection: string): Promise<StoredConnection | undefined> {
+    const row = await this.prisma.upstreamToken.findUnique({
+      where: { userId_connection: { userId, connection } },
+    });
+    return row ? this.#open(userId, row) : undefined;
+  }
+
+  /** Records that the connection was used now (for the account page). */
+  async touch(userId: string, connection: string, at = new Date()): Promise<void> {
+    await this.prisma.upstreamToken.updateMany({
+      where: { userId, connection },
+      data: { lastUsedAt: at },
+    });
+  }
+
+  /**
+   * Runs `refresh` holding the connection's row lock (`SELECT ... FOR UPDATE`), so that one refresh at a time runs
+   * per user and connection across every instance on the database: a second caller waits, then sees the tokens the
+   * first one stored. `refresh` gets the connection as it is under the lock and says what to store: new tokens
+   * (a rotated refresh token replaces the old one), the connection lost (its tokens erased, the user must connect
+   * again), or nothing. The lock is held at most `timeoutMs`.
+   */
+  async refreshLocked(
+    userId: string,
+    connection: string,
+    timeoutMs: number,
+    refresh: (current: StoredConnection | undefined) => Promise<RefreshOutcome>,
+  ): Promise<StoredConnection | undefined> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        const [row] = await tx.$queryRaw<TokenRow[]>`
+          SELECT issuer, access_token AS "accessToken", refresh_token AS "refreshToken", scopes,
+                 expires_at AS "expiresAt", reconnect_required_at AS "reconnectRequiredAt"
+          FROM upstream_tokens
+          WHERE user_id = ${userId}::uuid AND connection = ${connection}
+          FOR UPDATE`;
+        const current = row ? this.#open(userId, row) : undefined;
+        const outcome = await refresh(current);
+        if (!row || outcome.kind === 'unchanged') return current;
+        const where = { userId_connection: { userId, connection } };
+        if (outcome.kind === 'lost') {
+          const since = new Date();
+          await tx.upstreamToken.update({
+            where,
+            data: { accessToken: null, refreshToken: null, expiresAt: null, reconnectRequiredAt: since },
+          });
+          return { live: false, issuer: row.issuer, since };
+        }
+        const kept = current?.live ? current.refreshToken : undefined;
+        const next = {
+          ...outcome.tokens,
+          ...((outcome.tokens.refreshToken ?? kept)
+            ? { refreshToken: outcome.tokens.refreshToken ?? kept }
+            : {}),
+        };
+        await tx.upstreamToken.update({
+          where,
+          data: { ...this.#sealed(userId, row.issuer, next), lastUsedAt: new Date() },
+        });
+        return { live: true, issuer: row.issuer, ...next };
+      },
+      { maxWait: timeoutMs, timeout: timeoutMs + 2_000 },
+    );
+  }
+
+  /** Forgets the user's connection and its tokens; true when there was one. */
+  async remove(userId: string, connection: string): Promise<boolean> {
+    const { count } = await this.prisma.upstreamToken.deleteMany({ where: { userId, connection } });
+    return count > 0;
+  }
+
+  #sealed(userId: string, issuer: string, tokens: UpstreamTokenSet): SealedTokens {
+    return {
+      accessToken: seal(tokens.accessToken, this.#key, context(userId, issuer, 'access_token')),
+      refreshToken: tokens.refreshToken
+        ? seal(tokens.refreshToken, this.#key, context(userId, issuer, 'refresh_token'))
+        : null,
+      scopes: [...tokens.scopes],
+      expiresAt: tokens.expiresAt ?? null,
+    };
+  }
+
+  #open(userId: string, row: TokenRow): StoredConnection | undefined {
+    const { issuer } = row;
+    if (row.reconnectRequiredAt || !row.accessToken) {
+      return { live: false, issuer, since: row.reconnectRequiredAt ?? new Date(0) };
+    }
     try {
       return {
+        live: true,
+        issuer,
         accessToken: open(row.accessToken, this.#key, context(userId, issuer, 'access_token')),
         ...(row.refreshToken
           ? { refreshToken: open(row.refreshToken, this.#key, context(userId, issuer, 'refresh_token')) }

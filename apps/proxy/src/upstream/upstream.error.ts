@@ -83,6 +83,15 @@ function isConnectionFailure(error: Error): boolean {
   );
 }
 
+/**
+ * Whether the upstream's token endpoint refused a grant as no longer valid (RFC 6749 5.2 `invalid_grant`: a refresh
+ * token expired, revoked, or issued to someone else), as opposed to being slow, down or broken: the person must
+ * sign in or connect again, and trying again changes nothing.
+ */
+export function isGrantRefused(error: unknown): boolean {
+  return causes(error).some((cause) => hasCode(cause, 'invalid_grant'));
+}
+
 function hasCode(error: Error, code: string): boolean {
   return (error as Error & { error?: unknown }).error === code;
 }

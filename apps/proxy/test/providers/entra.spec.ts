@@ -89,8 +89,9 @@ describe('the proxy in front of Microsoft Entra ID (UPSTREAM_PROVIDER=entra, ten
     expect(authorize.get('scope')).toBe('openid profile email offline_access');
     expect(authorize.get('code_challenge_method')).toBe('S256');
     const stored = await proxy.prisma.upstreamToken.findUniqueOrThrow({
-      where: { userId_issuer: { userId: identity.userId, issuer: `${entra.baseUrl}/${CONTOSO}/v2.0` } },
+      where: { userId_connection: { userId: identity.userId, connection: 'upstream' } },
     });
+    expect(stored.issuer).toBe(`${entra.baseUrl}/${CONTOSO}/v2.0`);
     expect(stored.refreshToken).toBeTruthy();
 
     const atServer = server.recorder.exchanges

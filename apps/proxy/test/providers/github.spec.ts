@@ -135,7 +135,7 @@ describe('the proxy in front of GitHub (UPSTREAM_PROVIDER=github)', () => {
     expect(form.get('client_secret')).toBeTruthy();
     expect(form.get('code_verifier')).toBeTruthy();
     const stored = await proxy.prisma.upstreamToken.findUniqueOrThrow({
-      where: { userId_issuer: { userId: identity.userId, issuer: github.apiUrl } },
+      where: { userId_connection: { userId: identity.userId, connection: 'upstream' } },
     });
     expect(stored.scopes).toEqual(['read:user', 'user:email']);
     const apiCalls = github.requests.filter((request) => request.path.startsWith('/api/v3/'));

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort, startGoogleFake, type GoogleFake } from '@portcullis/testing';
+import { freePort, HeadlessUserAgent, startGoogleFake, type GoogleFake } from '@portcullis/testing';
+import { walk } from '../support/person.js';
 import { expectRefusedWithNothingStored, signInWithMcpClient } from '../support/provider-flow.js';
 import { reserveResource, startProtectedServer, type ProtectedServer } from '../support/protected-server.js';
-import { proxyCallback, startProxy, type ProxyFixture } from '../support/proxy.fixture.js';
+import {
+  authorizationRequest,
+  proxyCallback,
+  startProxy,
+  type ProxyFixture,
+} from '../support/proxy.fixture.js';
 
 describe('the proxy in front of Google (UPSTREAM_PROVIDER=google)', () => {
   let google: GoogleFake;
@@ -74,7 +80,7 @@ describe('the proxy in front of Google (UPSTREAM_PROVIDER=google)', () => {
     const user = await proxy.prisma.user.findUniqueOrThrow({ where: { id: identity.userId } });
     expect(user).toMatchObject({ name: 'Ada', email: 'ada@acme.example', emailVerified: true });
     const stored = await proxy.prisma.upstreamToken.findUniqueOrThrow({
-      where: { userId_issuer: { userId: identity.userId, issuer: google.baseUrl } },
+      where: { userId_connection: { userId: identity.userId, connection: 'upstream' } },
     });
     expect(stored.refreshToken).toBeTruthy();
     const notes = await server.app.database.database.prisma.note.findMany();
@@ -85,6 +91,23 @@ describe('the proxy in front of Google (UPSTREAM_PROVIDER=google)', () => {
       .map((each) => JSON.stringify(each.headers) + each.body)
       .join('\n');
     for (const value of google.issued()) expect(atServer.includes(value)).toBe(false);
+  });
+
+  it('asks Google to let the person pick an account when the client asks prompt=login, which Google would refuse', async () => {
+    const client = await proxy.createClient();
+    const ua = new HeadlessUserAgent();
+    const result = await walk(
+      ua,
+      await ua.get(authorizationRequest(proxy, client, server.resource, { prompt: 'login' }).url),
+      client.redirectUri,
+      { login: 'ada@acme.example' },
+    );
+    expect(result.pages).toEqual(['proxy-consent', 'upstream-login', 'upstream-consent']);
+    expect(result.stoppedAt?.searchParams.get('code')).toBeTruthy();
+    const authorize = google.requests.filter((each) => each.path.startsWith('/o/oauth2/v2/auth?')).at(-1);
+    expect(new URL(authorize!.path, google.baseUrl).searchParams.get('prompt')).toBe(
+      'consent select_account',
+    );
   });
 
   it('refuses an account outside the allowed Workspace even with a verified address in its domain, storing nothing', async () => {

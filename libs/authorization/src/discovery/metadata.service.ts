@@ -5,6 +5,7 @@ import {
   type AuthorizationServerOptions,
 } from '../config/authorization-server.options.js';
 import { CLIENT_ASSERTION_ALGORITHMS } from '../clients/client-assertions/client-assertion.verifier.js';
+import { TOKEN_GRANTS, type TokenGrant } from '../grants/token-grant.js';
 import { SIGNING_ALGORITHM } from '../keys/signing-keys.service.js';
 import { ResourceRegistry, SERVER_SCOPES } from '../resources/resource-registry.js';
 
@@ -26,6 +27,7 @@ export class MetadataService {
   constructor(
     private readonly resources: ResourceRegistry,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
+    @Inject(TOKEN_GRANTS) private readonly grants: readonly TokenGrant[],
   ) {}
 
   /** Adds host fields (a feature module's endpoints); extensions contribute through the registry instead. */
@@ -41,7 +43,8 @@ export class MetadataService {
   document(): Record<string, JsonValue> {
     const { issuer, revision, extensions } = this.options;
     const resourceScopes = this.resources.list().flatMap((resource) => resource.scopesSupported);
-    const grantTypes = ['authorization_code', 'refresh_token', ...extensions.grantTypes()];
+    // Every grant the token endpoint takes: the built-in ones, the extensions', the app's own.
+    const grantTypes = this.grants.map((grant) => grant.grantType);
     // The registry keeps the RFC 8414 names from extensions, not every field this host publishes (OpenID Connect
     // Discovery's, `contribute()`'s): extension fields go first so that none can shadow one of the host's.
     return {

@@ -19,6 +19,8 @@ export const SECURITY_EVENT_TYPES = [
   'signing_key.rotated',
   'signing_key.withdrawn',
   'introspection.refused',
+  'token_exchange.refused',
+  'upstream_connection.lost',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
@@ -29,6 +31,7 @@ const WARNINGS: ReadonlySet<SecurityEventType> = new Set([
   'refresh_token.reused',
   'sign_in.failed',
   'introspection.refused',
+  'token_exchange.refused',
 ]);
 
 /** What an event is about. */

@@ -53,11 +53,17 @@ export class UserRepository {
     return this.prisma.user.findMany({ orderBy: { createdAt: 'asc' } });
   }
 
-  /** Deletes the user in one transaction with its consents, after ending its live login sessions. */
+  /**
+   * Deletes the user in one transaction with its consents (and, at the proxy, its upstream identities and the
+   * vault's tokens), after ending its live login sessions.
+   */
   async delete(userId: string, now = new Date()): Promise<void> {
     await this.prisma.$transaction([
       this.prisma.loginSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } }),
       this.prisma.consent.deleteMany({ where: { userId } }),
+      // At the proxy: the user's identities at the upstream and the vault's tokens go with the account.
+      this.prisma.upstreamToken.deleteMany({ where: { userId } }),
+      this.prisma.upstreamIdentity.deleteMany({ where: { userId } }),
       this.prisma.user.delete({ where: { id: userId } }),
     ]);
   }

@@ -56,6 +56,13 @@ export interface GithubFake {
   deleteClientSecrets(clientId: string): void;
   /** The person changes their login; the numeric id stays. */
   renameUser(id: number, login: string): void;
+  /**
+   * The person revokes the app's authorization (Settings, Applications): every access and refresh token the app
+   * holds for them stops working (the API answers 401, a refresh `bad_refresh_token`).
+   */
+  revokeAuthorization(userId: number, clientId: string): void;
+  /** Every refresh grant the token endpoint answered with tokens, in order. */
+  readonly refreshes: readonly { readonly userId: number; readonly refreshToken: string }[];
   /** Every code, access token and refresh token the fake issued. */
   issued(): ReadonlySet<string>;
   close(): Promise<void>;
@@ -93,8 +100,14 @@ const GITHUB_APP_TOKEN_TTL_S = 8 * 3600;
 const DOCS = '/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/';
 
 export async function startGithubFake(
-  options: { users?: readonly GithubFakeUser[] } = {},
+  options: {
+    users?: readonly GithubFakeUser[];
+    /** The lifetime of a GitHub App's user token, in seconds; GitHub's is 8 hours. */
+    userTokenTtlSeconds?: number;
+  } = {},
 ): Promise<GithubFake> {
+  const userTokenTtl = options.userTokenTtlSeconds ?? GITHUB_APP_TOKEN_TTL_S;
+  const refreshes: { userId: number; refreshToken: string }[] = [];
   const apps = new Map<string, { app: GithubFakeApp; secrets: Set<string> }>();
   const users = new Map<number, GithubFakeUser>();
   const pending = new Map<string, PendingAuthorization>();
@@ -236,6 +249,7 @@ export async function startGithubFake(
       }
       // Rotation: the refresh token is spent.
       refreshTokens.delete(refreshToken);
+      refreshes.push({ userId: previous.userId, refreshToken });
       return answer(tokensFor(app, previous.userId, previous.scopes));
     }
     const code = codes.get(form.get('code') ?? '');
@@ -261,12 +275,12 @@ export async function startGithubFake(
       const access = `ghu_${randomBytes(18).toString('base64url')}`;
       const refresh = `ghr_${randomBytes(38).toString('base64url')}`;
       const record = { clientId: app.clientId, userId, scopes };
-      accessTokens.set(access, { ...record, expiresAt: Date.now() + GITHUB_APP_TOKEN_TTL_S * 1000 });
+      accessTokens.set(access, { ...record, expiresAt: Date.now() + userTokenTtl * 1000 });
       refreshTokens.set(refresh, record);
       issued.add(access).add(refresh);
       return {
         access_token: access,
-        expires_in: GITHUB_APP_TOKEN_TTL_S,
+        expires_in: userTokenTtl,
         refresh_token: refresh,
         refresh_token_expires_in: 15_897_600,
         // A GitHub App's permissions are its own, not scopes.
@@ -389,6 +403,14 @@ export async function startGithubFake(
       const user = users.get(id);
       if (user) user.login = login;
     },
+    revokeAuthorization(userId, clientId) {
+      for (const tokens of [accessTokens, refreshTokens]) {
+        for (const [token, grant] of tokens) {
+          if (grant.userId === userId && grant.clientId === clientId) tokens.delete(token);
+        }
+      }
+    },
+    refreshes,
     issued: () => issued,
     close: () => server.close(),
   };

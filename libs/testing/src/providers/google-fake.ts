@@ -7,7 +7,10 @@
 //   issues one at the first consent only; asking consent again is how a client gets a new one);
 // - the ID token's `hd` claim names the Google Workspace domain of an account that belongs to one, and is absent for
 //   a consumer account, whatever domain its address has;
-// - UserInfo answers `sub`, `email`, `email_verified`, `name` and `hd` with the access token.
+// - UserInfo answers `sub`, `email`, `email_verified`, `name` and `hd` with the access token;
+// - `prompt` is one or more of `none`, `consent` and `select_account`: an authorization request with another value
+//   (`login`) is refused with `invalid_request`;
+// - a refresh answers a new access token without a new refresh token: Google does not rotate them.
 import { startOidcFake, type OidcFake, type OidcFakeAuthorization } from './oidc-fake.js';
 
 /** A Google account. */
@@ -64,6 +67,16 @@ export async function startGoogleFake(options: { users: readonly GoogleFakeUser[
         code_challenge_methods_supported: ['plain', 'S256'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
       }),
+      // `prompt` takes only `none`, `consent` and `select_account`; anything else (`login`) is refused.
+      refuseAuthorization: (params) => {
+        const prompts = (params.get('prompt') ?? '').split(' ').filter(Boolean);
+        const unknown = prompts.filter((each) => !['none', 'consent', 'select_account'].includes(each));
+        return unknown.length > 0
+          ? { error: 'invalid_request', error_description: `Invalid prompt: ${unknown.join(' ')}` }
+          : undefined;
+      },
+      // Google's refresh answer has no new refresh token: the one redeemed stays valid.
+      rotatesRefreshTokens: false,
       issuesRefreshToken: ({ params }: OidcFakeAuthorization<GoogleFakeUser>) =>
         params.get('access_type') === 'offline' && params.get('prompt') === 'consent',
       idTokenClaims: (baseUrl, { user, scopes }) => ({ iss: baseUrl, ...claimsOf(user, scopes) }),

@@ -2,8 +2,11 @@
 // a sign-in page (any registered login name; a password only where the person has one), a consent page, single-use
 // codes bound to the client, the redirect URI and an S256 PKCE challenge, client authentication (HTTP Basic or in
 // the body, RFC 6749 2.3.1), ID tokens signed RS256 with a key published at the JWKS, and UserInfo with the access
-// token. What differs per provider (paths, the issuer, the claims, when a refresh token is issued, which parameters
-// are refused) is the preset's, in google-fake.ts and entra-fake.ts.
+// token. A refresh token (RFC 6749 6) is good only for the client it was issued to, and by default rotates: each
+// use spends it and answers a new one, and a spent one presented again answers `invalid_grant` and revokes every
+// refresh token descended from the same code (RFC 9700 4.14.2). What differs per provider (paths, the issuer, the
+// realms, the claims, when a refresh token is issued and whether it rotates, which parameters are refused) is the
+// preset's, in google-fake.ts, entra-fake.ts, okta-fake.ts, auth0-fake.ts and keycloak-fake.ts.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { constantTimeEqual } from '@portcullis/protocol';
@@ -42,16 +45,30 @@ export interface OidcFakeError {
 export interface OidcFakePreset<U extends OidcFakeUser> {
   /** Which endpoint `pathname` is, and the realm in it; undefined: 404. */
   route(pathname: string): { endpoint: OidcFakeEndpoint; realm: string } | undefined;
-  /** The discovery document of `realm` (OpenID Connect Discovery 3), undefined for an unknown realm. */
+  /** The discovery document of `realm` (OpenID Connect Discovery 3), undefined for an unknown realm (400). */
   discovery(baseUrl: string, realm: string): Record<string, unknown> | undefined;
+  /**
+   * What every endpoint of `realm` answers when the provider has no such realm (Okta's authorization servers,
+   * Keycloak's realms: 404); undefined, the realm is served.
+   */
+  missingRealm?(
+    realm: string,
+  ): { readonly status: number; readonly body: Record<string, unknown> } | undefined;
   /** Whether `user` may sign in at `realm` (Entra: a member of that tenant); default yes. */
   admitsUser?(realm: string, user: U): boolean;
   /** An authorization request's parameter the provider refuses. */
   refuseAuthorization?(params: URLSearchParams): OidcFakeError | undefined;
   /** A token request's parameter the provider refuses. */
   refuseToken?(form: URLSearchParams): OidcFakeError | undefined;
+  /** The scopes granted for `requested` (Keycloak adds its default client scopes); default, those requested. */
+  grantedScopes?(requested: readonly string[]): readonly string[];
   /** Whether the code exchange comes with a refresh token. */
   issuesRefreshToken(authorization: OidcFakeAuthorization<U>): boolean;
+  /**
+   * Whether a refresh spends the refresh token and answers a new one (RFC 9700 4.14.2); false: the refresh token
+   * stays good and the answer carries none (RFC 6749 6 leaves a new one to the server). Default true.
+   */
+  readonly rotatesRefreshTokens?: boolean;
   /** The ID token's claims beyond `aud`, `iat`, `exp`, `nonce` (so `iss` and `sub` are the preset's). */
   idTokenClaims(baseUrl: string, authorization: OidcFakeAuthorization<U>): Record<string, unknown>;
   /** The UserInfo answer; absent, UserInfo answers 404. */
@@ -79,6 +96,10 @@ export interface OidcFake {
   readonly tokenAnswers: readonly Record<string, unknown>[];
   /** Every code and token the fake issued. */
   issued(): ReadonlySet<string>;
+  /** The authorization an access token the fake issued stands for; undefined for any other string. */
+  authorizationOf(accessToken: string): OidcFakeAuthorization<OidcFakeUser> | undefined;
+  /** Every refresh token issued so far stops working (`invalid_grant`), as when the person removes the app. */
+  revokeRefreshTokens(): void;
   close(): Promise<void>;
 }
 
@@ -89,6 +110,16 @@ interface Code<U extends OidcFakeUser> {
   readonly expiresAt: number;
   used: boolean;
 }
+
+interface RefreshToken<U extends OidcFakeUser> {
+  readonly authorization: OidcFakeAuthorization<U>;
+  /** The chain of refresh tokens one code started: a spent token presented again revokes the chain. */
+  readonly family: string;
+  used: boolean;
+}
+
+/** A token endpoint answer: its status and its JSON body (RFC 6749 5.1, 5.2). */
+type TokenAnswer = readonly [status: number, body: Record<string, unknown>];
 
 const CODE_TTL_MS = 5 * 60_000;
 const TOKEN_TTL_S = 3599;
@@ -105,6 +136,7 @@ export async function startOidcFake<U extends OidcFakeUser>(
   const pending = new Map<string, { realm: string; params: URLSearchParams; user?: U }>();
   const codes = new Map<string, Code<U>>();
   const accessTokens = new Map<string, OidcFakeAuthorization<U>>();
+  const refreshTokens = new Map<string, RefreshToken<U>>();
   const issued = new Set<string>();
   const tokenAnswers: Record<string, unknown>[] = [];
 
@@ -116,6 +148,8 @@ export async function startOidcFake<U extends OidcFakeUser>(
     if (!route) return send(response, 404, 'text/plain', 'Not Found');
     const json = (status: number, body: unknown) =>
       send(response, status, 'application/json; charset=utf-8', JSON.stringify(body));
+    const missing = preset.missingRealm?.(route.realm);
+    if (missing) return json(missing.status, missing.body);
     switch (route.endpoint) {
       case 'discovery': {
         const document = preset.discovery(baseUrl, route.realm);
@@ -222,13 +256,14 @@ export async function startOidcFake<U extends OidcFakeUser>(
     }
     const code = randomBytes(24).toString('base64url');
     issued.add(code);
+    const requested = (params.get('scope') ?? '').split(' ').filter(Boolean);
     codes.set(code, {
       authorization: {
         clientId: params.get('client_id') ?? '',
         redirectUri,
         realm: entry.realm,
         params,
-        scopes: (params.get('scope') ?? '').split(' ').filter(Boolean),
+        scopes: preset.grantedScopes?.(requested) ?? requested,
         user: entry.user,
       },
       challenge: params.get('code_challenge') ?? '',
@@ -239,21 +274,34 @@ export async function startOidcFake<U extends OidcFakeUser>(
     redirect(response, redirectUri, { code, state });
   }
 
-  /** The token request (RFC 6749 4.1.3, RFC 7636 4.6), answered per RFC 6749 5.1 / 5.2. */
+  /** The token request (RFC 6749 4.1.3, 6), answered per RFC 6749 5.1 / 5.2. */
   async function token(request: ReceivedRequest, response: ServerResponse) {
     const form = new URLSearchParams(request.body);
-    const answer = (status: number, body: Record<string, unknown>) => {
-      tokenAnswers.push(body);
-      send(response, status, 'application/json; charset=utf-8', JSON.stringify(body));
-    };
+    const [status, body] = await answerToken(request, form);
+    tokenAnswers.push(body);
+    send(response, status, 'application/json; charset=utf-8', JSON.stringify(body));
+  }
+
+  async function answerToken(request: ReceivedRequest, form: URLSearchParams): Promise<TokenAnswer> {
     const refusal = preset.refuseToken?.(form);
-    if (refusal) return answer(400, { ...refusal });
+    if (refusal) return [400, { ...refusal }];
     const client = authenticate(request, form);
-    if (!client)
-      return answer(401, { error: 'invalid_client', error_description: 'client authentication failed' });
-    if (form.get('grant_type') !== 'authorization_code') {
-      return answer(400, { error: 'unsupported_grant_type', error_description: 'authorization_code only' });
+    if (!client) return [401, { error: 'invalid_client', error_description: 'client authentication failed' }];
+    switch (form.get('grant_type')) {
+      case 'authorization_code':
+        return exchangeCode(client, form);
+      case 'refresh_token':
+        return refresh(client, form);
+      default:
+        return [
+          400,
+          { error: 'unsupported_grant_type', error_description: 'authorization_code and refresh_token only' },
+        ];
     }
+  }
+
+  /** The code, bound to the client, the redirect URI and the PKCE challenge (RFC 6749 4.1.3, RFC 7636 4.6). */
+  async function exchangeCode(client: OidcFakeClient, form: URLSearchParams): Promise<TokenAnswer> {
     const code = codes.get(form.get('code') ?? '');
     const verifier = form.get('code_verifier') ?? '';
     if (
@@ -264,13 +312,11 @@ export async function startOidcFake<U extends OidcFakeUser>(
       code.authorization.redirectUri !== form.get('redirect_uri') ||
       !constantTimeEqual(createHash('sha256').update(verifier).digest('base64url'), code.challenge)
     ) {
-      return answer(400, { error: 'invalid_grant', error_description: 'bad code, redirect_uri or verifier' });
+      return [400, { error: 'invalid_grant', error_description: 'bad code, redirect_uri or verifier' }];
     }
     code.used = true;
     const { authorization } = code;
-    const accessToken = randomBytes(32).toString('base64url');
-    accessTokens.set(accessToken, authorization);
-    issued.add(accessToken);
+    const accessToken = issueAccessToken(authorization);
     const now = Math.floor(Date.now() / 1000);
     const idToken = await new SignJWT({
       ...preset.idTokenClaims(baseUrl, authorization),
@@ -283,19 +329,69 @@ export async function startOidcFake<U extends OidcFakeUser>(
       .setJti(randomUUID())
       .sign(privateKey);
     issued.add(idToken);
-    let refreshToken: string | undefined;
-    if (preset.issuesRefreshToken(authorization)) {
-      refreshToken = randomBytes(32).toString('base64url');
-      issued.add(refreshToken);
+    const refreshToken = preset.issuesRefreshToken(authorization)
+      ? issueRefreshToken(authorization, randomUUID())
+      : undefined;
+    return [
+      200,
+      {
+        access_token: accessToken,
+        expires_in: TOKEN_TTL_S,
+        token_type: 'Bearer',
+        scope: authorization.scopes.join(' '),
+        id_token: idToken,
+        ...(refreshToken ? { refresh_token: refreshToken } : {}),
+      },
+    ];
+  }
+
+  /**
+   * A refresh token issued to this client and still good (RFC 6749 6), for a new access token within the scopes
+   * first granted; rotating, the token is spent, and a spent one presented again revokes its whole chain
+   * (RFC 9700 4.14.2).
+   */
+  function refresh(client: OidcFakeClient, form: URLSearchParams): TokenAnswer {
+    const grant = refreshTokens.get(form.get('refresh_token') ?? '');
+    if (!grant || grant.authorization.clientId !== client.clientId) {
+      return [400, { error: 'invalid_grant', error_description: 'unknown or revoked refresh token' }];
     }
-    answer(200, {
-      access_token: accessToken,
-      expires_in: TOKEN_TTL_S,
-      token_type: 'Bearer',
-      scope: authorization.scopes.join(' '),
-      id_token: idToken,
-      ...(refreshToken ? { refresh_token: refreshToken } : {}),
-    });
+    if (grant.used) {
+      for (const each of refreshTokens.values()) if (each.family === grant.family) each.used = true;
+      return [400, { error: 'invalid_grant', error_description: 'refresh token already used' }];
+    }
+    const requested = form.has('scope') ? (form.get('scope') ?? '').split(' ').filter(Boolean) : undefined;
+    if (requested?.some((scope) => !grant.authorization.scopes.includes(scope))) {
+      return [400, { error: 'invalid_scope', error_description: 'beyond the scopes first granted' }];
+    }
+    const authorization = requested ? { ...grant.authorization, scopes: requested } : grant.authorization;
+    const rotates = preset.rotatesRefreshTokens ?? true;
+    if (rotates) grant.used = true;
+    return [
+      200,
+      {
+        access_token: issueAccessToken(authorization),
+        expires_in: TOKEN_TTL_S,
+        token_type: 'Bearer',
+        scope: authorization.scopes.join(' '),
+        // A narrowed scope holds for this access token only; the next refresh may ask the first grant again.
+        ...(rotates ? { refresh_token: issueRefreshToken(grant.authorization, grant.family) } : {}),
+      },
+    ];
+  }
+
+  /** A new access token, good at UserInfo for `authorization`. */
+  function issueAccessToken(authorization: OidcFakeAuthorization<U>): string {
+    const accessToken = randomBytes(32).toString('base64url');
+    accessTokens.set(accessToken, authorization);
+    issued.add(accessToken);
+    return accessToken;
+  }
+
+  function issueRefreshToken(authorization: OidcFakeAuthorization<U>, family: string): string {
+    const refreshToken = randomBytes(32).toString('base64url');
+    refreshTokens.set(refreshToken, { authorization, family, used: false });
+    issued.add(refreshToken);
+    return refreshToken;
   }
 
   /** `client_secret_basic` or `client_secret_post` (RFC 6749 2.3.1); one method per request. */
@@ -328,6 +424,8 @@ export async function startOidcFake<U extends OidcFakeUser>(
       return client;
     },
     issued: () => issued,
+    authorizationOf: (accessToken) => accessTokens.get(accessToken),
+    revokeRefreshTokens: () => refreshTokens.clear(),
     close: () => server.close(),
   };
 }

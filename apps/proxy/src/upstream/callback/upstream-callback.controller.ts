@@ -20,7 +20,7 @@ import { UpstreamClient, type UpstreamSignIn } from '../upstream-client.service.
 import { UpstreamIdentities } from '../upstream-identity.repository.js';
 import type { UpstreamSignInState } from '../upstream-state.repository.js';
 import { UpstreamStates } from '../upstream-state.repository.js';
-import { UpstreamTokens } from '../upstream-token.repository.js';
+import { SIGN_IN_CONNECTION, UpstreamTokens } from '../upstream-token.repository.js';
 import { upstreamFailurePage, UpstreamError } from '../upstream.error.js';
 import { CallbackRejection, established, type CallbackCheckContext } from './callback-check.js';
 import { CALLBACK_CHECKS } from './callback.checks.js';
@@ -86,7 +86,7 @@ export class UpstreamCallbackController {
 
   async #complete(cookies: CookieExchange, signIn: UpstreamSignInState, result: UpstreamSignIn) {
     const user = await this.identities.userFor(result, result.displayName, result.profile);
-    await this.tokens.store(user.id, result);
+    await this.tokens.store(user.id, SIGN_IN_CONNECTION, result.issuer, result);
     await this.events.record('sign_in.succeeded', {
       userId: user.id,
       detail: {

@@ -17,11 +17,25 @@ describe("GitHub's token endpoint, read as RFC 6749 5.1 and 5.2", () => {
 
   it('turns an error reported with status 200 into the 400 error response it stands for', async () => {
     const answer = await provider.tokenResponse(
-      json({ error: 'bad_verification_code', error_description: 'The code passed is incorrect or expired.' }),
+      json({ error: 'incorrect_client_credentials', error_description: 'The client_id is incorrect.' }),
     );
     expect(answer.status).toBe(400);
-    expect(await answer.json()).toMatchObject({ error: 'bad_verification_code' });
+    expect(await answer.json()).toMatchObject({ error: 'incorrect_client_credentials' });
   });
+
+  it.each(['bad_verification_code', 'bad_refresh_token'])(
+    'reads %s as the invalid_grant it is (a code or refresh token GitHub no longer honours)',
+    async (error) => {
+      const answer = await provider.tokenResponse(
+        json({ error, error_description: 'The code passed is incorrect or expired.' }),
+      );
+      expect(answer.status).toBe(400);
+      expect(await answer.json()).toMatchObject({
+        error: 'invalid_grant',
+        error_description: 'The code passed is incorrect or expired.',
+      });
+    },
+  );
 
   it('reads a form-encoded answer as JSON, its comma-separated scope space-separated', async () => {
     const answer = await provider.tokenResponse(

@@ -26,6 +26,9 @@ const API_HEADERS = { accept: 'application/vnd.github+json', 'x-github-api-versi
 /** An organization's or a team's name (slug) as GitHub allows them: letters, digits, `-`, `_`, `.`. */
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
+/** GitHub's token errors for a code or refresh token it no longer honours: RFC 6749 5.2 `invalid_grant`. */
+const GRANT_ERRORS: readonly string[] = ['bad_verification_code', 'bad_refresh_token'];
+
 /**
  * `UPSTREAM_PROVIDER=github`: an OAuth App or a GitHub App on GitHub.com or GitHub Enterprise Server. GitHub has
  * neither discovery nor OpenID Connect for these apps: the endpoints are its documented ones, the identity its REST
@@ -39,6 +42,8 @@ const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 export class GithubProvider implements UpstreamProvider {
   readonly name = 'github';
   readonly openIdConnect = false;
+  /** GitHub's authorization endpoint knows one `prompt`: `select_account`, which shows its account picker. */
+  readonly signInAgainPrompt = 'select_account';
   readonly #baseUrl: string;
   readonly #apiUrl: string;
 
@@ -65,8 +70,9 @@ export class GithubProvider implements UpstreamProvider {
 
   /**
    * GitHub's answer as RFC 6749 5.1 / 5.2 would have it: a form-encoded body read as the JSON one, an `error` with
-   * status 200 as the 400 error response it stands for, and the comma-separated `scope` space-separated (RFC 6749
-   * 3.3). Anything else is handed on for openid-client to refuse.
+   * status 200 as the 400 error response it stands for, with GitHub's codes for a spent or unknown code or refresh
+   * token (`bad_verification_code`, `bad_refresh_token`) as the `invalid_grant` they are, and the comma-separated
+   * `scope` space-separated (RFC 6749 3.3). Anything else is handed on for openid-client to refuse.
    *
    * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
    */
@@ -88,6 +94,7 @@ export class GithubProvider implements UpstreamProvider {
     const scope = body['scope'];
     const normalised = {
       ...body,
+      ...(failed && GRANT_ERRORS.includes(body['error'] as string) ? { error: 'invalid_grant' } : {}),
       ...(typeof scope === 'string'
         ? {
             scope: scope

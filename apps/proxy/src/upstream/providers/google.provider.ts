@@ -26,6 +26,8 @@ const DOMAIN = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A
 export class GoogleProvider implements UpstreamProvider {
   readonly name = 'google';
   readonly openIdConnect = true;
+  /** Google's `prompt` knows only `none`, `consent` and `select_account`, and refuses the request for `login`. */
+  readonly signInAgainPrompt = 'select_account';
   readonly #oidc: OidcProvider;
 
   /** `upstream.issuer` is the base URL (the configuration sets it so). */

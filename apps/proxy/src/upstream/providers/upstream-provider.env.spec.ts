@@ -39,21 +39,108 @@ describe('UPSTREAM_PROVIDER and its variables', () => {
   });
 
   it('refuses a provider it does not offer, naming the ones it accepts', () => {
-    for (const name of ['okta', 'auth0', 'keycloak', 'GitHub', 'saml']) {
-      const issues = issuesOf({ UPSTREAM_PROVIDER: name });
-      expect(issues).toHaveLength(1);
-      expect(issues[0]!.path).toBe('UPSTREAM_PROVIDER');
-      expect(issues[0]!.message).toMatch(/^must be one of oidc, github, google, entra, oauth2 /);
+    for (const name of ['GitHub', 'saml', 'okta ']) {
+      expect(issuesOf({ UPSTREAM_PROVIDER: name })).toEqual([
+        {
+          path: 'UPSTREAM_PROVIDER',
+          message: 'must be one of oidc, github, google, entra, okta, auth0, keycloak, oauth2',
+        },
+      ]);
     }
   });
 
   it('stops the boot on such a provider with a message naming the variable and the accepted values', async () => {
-    await expect(AppModule.configure({ UPSTREAM_PROVIDER: 'okta' })).rejects.toMatchObject({
+    await expect(AppModule.configure({ UPSTREAM_PROVIDER: 'ping' })).rejects.toMatchObject({
       name: 'ConfigError',
       message:
-        'invalid configuration: UPSTREAM_PROVIDER must be one of oidc, github, google, entra, oauth2 (okta, auth0, ' +
-        'keycloak are not available yet: oidc signs in at any of them that publishes OpenID Connect discovery)',
+        'invalid configuration: UPSTREAM_PROVIDER must be one of oidc, github, google, entra, okta, auth0, keycloak, ' +
+        'oauth2',
     });
+  });
+
+  it("points okta at the org's default authorization server, or the one named, or the org's own", () => {
+    const okta = {
+      UPSTREAM_PROVIDER: 'okta',
+      UPSTREAM_CLIENT_ID: '0oa1',
+      UPSTREAM_BASE_URL: 'https://acme.okta.com/',
+    };
+    const env = envSchema.parse(okta);
+    expect(env.UPSTREAM_SCOPES).toEqual(['openid', 'profile', 'email', 'offline_access']);
+    expect(upstreamProviderOptions(env)).toEqual({
+      provider: { name: 'okta', baseUrl: 'https://acme.okta.com', authorizationServer: 'default' },
+      issuer: 'https://acme.okta.com/oauth2/default',
+    });
+    const custom = envSchema.parse({ ...okta, UPSTREAM_AUTHORIZATION_SERVER: 'aus1a2b3c4d5e6f7g8h9' });
+    expect(upstreamProviderOptions(custom).issuer).toBe('https://acme.okta.com/oauth2/aus1a2b3c4d5e6f7g8h9');
+    const org = envSchema.parse({ ...okta, UPSTREAM_AUTHORIZATION_SERVER: 'org' });
+    expect(upstreamProviderOptions(org).issuer).toBe('https://acme.okta.com');
+    expect(issuesOf({ UPSTREAM_PROVIDER: 'okta' }).map((issue) => issue.path)).toEqual([
+      'UPSTREAM_CLIENT_ID',
+      'UPSTREAM_BASE_URL',
+    ]);
+    for (const server of ['../default', 'a/b', 'default?x']) {
+      expect(issuesOf({ ...okta, UPSTREAM_AUTHORIZATION_SERVER: server }).map((issue) => issue.path)).toEqual(
+        ['UPSTREAM_AUTHORIZATION_SERVER'],
+      );
+    }
+  });
+
+  it("points auth0 at the tenant's issuer with its trailing slash, and sends UPSTREAM_AUDIENCE only when set", () => {
+    const auth0 = {
+      UPSTREAM_PROVIDER: 'auth0',
+      UPSTREAM_CLIENT_ID: 'k3y',
+      UPSTREAM_BASE_URL: 'https://acme.us.auth0.com',
+    };
+    const env = envSchema.parse(auth0);
+    expect(env.UPSTREAM_SCOPES).toEqual(['openid', 'profile', 'email', 'offline_access']);
+    expect(upstreamProviderOptions(env)).toEqual({
+      provider: { name: 'auth0', baseUrl: 'https://acme.us.auth0.com' },
+      issuer: 'https://acme.us.auth0.com/',
+    });
+    // Written as Auth0's dashboard shows the issuer, with its slash: the same issuer, not two slashes.
+    const slashed = envSchema.parse({ ...auth0, UPSTREAM_BASE_URL: 'https://acme.us.auth0.com/' });
+    expect(upstreamProviderOptions(slashed).issuer).toBe('https://acme.us.auth0.com/');
+    const api = envSchema.parse({ ...auth0, UPSTREAM_AUDIENCE: 'https://api.acme.example' });
+    expect(upstreamProviderOptions(api).provider).toEqual({
+      name: 'auth0',
+      baseUrl: 'https://acme.us.auth0.com',
+      audience: 'https://api.acme.example',
+    });
+    expect(issuesOf({ ...auth0, UPSTREAM_AUDIENCE: 'two words' }).map((issue) => issue.path)).toEqual([
+      'UPSTREAM_AUDIENCE',
+    ]);
+    expect(issuesOf({ ...auth0, UPSTREAM_SCOPES: 'profile email' }).map((issue) => issue.path)).toEqual([
+      'UPSTREAM_SCOPES',
+    ]);
+  });
+
+  it("points keycloak at the realm's issuer under the server URL, and requires the realm", () => {
+    const keycloak = {
+      UPSTREAM_PROVIDER: 'keycloak',
+      UPSTREAM_CLIENT_ID: 'portcullis-proxy',
+      UPSTREAM_BASE_URL: 'https://sso.acme.example/auth',
+      UPSTREAM_REALM: 'staff',
+    };
+    const env = envSchema.parse(keycloak);
+    expect(env.UPSTREAM_SCOPES).toEqual(['openid', 'profile', 'email']);
+    expect(upstreamProviderOptions(env)).toEqual({
+      provider: { name: 'keycloak', baseUrl: 'https://sso.acme.example/auth', realm: 'staff' },
+      issuer: 'https://sso.acme.example/auth/realms/staff',
+    });
+    expect(issuesOf({ ...keycloak, UPSTREAM_REALM: '' })).toEqual([
+      { path: 'UPSTREAM_REALM', message: 'is required with UPSTREAM_PROVIDER=keycloak' },
+    ]);
+    for (const realm of ['..', 'a/b', 'staff%2F..']) {
+      expect(issuesOf({ ...keycloak, UPSTREAM_REALM: realm }).map((issue) => issue.path)).toEqual([
+        'UPSTREAM_REALM',
+      ]);
+    }
+    expect(issuesOf({ ...keycloak, UPSTREAM_TENANT: 'common' })).toEqual([
+      {
+        path: 'UPSTREAM_TENANT',
+        message: 'is not read with UPSTREAM_PROVIDER=keycloak (only with entra): remove it',
+      },
+    ]);
   });
 
   it('points github at github.com and api.github.com, asking read:user and user:email', () => {
@@ -160,7 +247,9 @@ describe('UPSTREAM_PROVIDER and its variables', () => {
     expect(issuesOf({ UPSTREAM_BASE_URL: 'https://github.com' })).toEqual([
       {
         path: 'UPSTREAM_BASE_URL',
-        message: 'is not read with UPSTREAM_PROVIDER=oidc (only with github or google or entra): remove it',
+        message:
+          'is not read with UPSTREAM_PROVIDER=oidc (only with github or google or entra or okta or auth0 or ' +
+          'keycloak): remove it',
       },
     ]);
   });

@@ -5,13 +5,13 @@ import { IssuerEnvSchema } from '@portcullis/authorization';
 import { isLoopbackHost } from '@portcullis/protocol';
 import { z } from 'zod';
 import { AllowedUsersEnvSchema, asksGithubMembership, type AllowedUsers } from '../allowed/allowed-users.js';
+import { auth0Issuer } from './auth0.provider.js';
 import { ENTRA_BASE_URL, ENTRA_TENANT, entraIssuer } from './entra.provider.js';
 import { GITHUB_BASE_URL, githubApiUrl } from './github.provider.js';
 import { GOOGLE_BASE_URL } from './google.provider.js';
+import { KEYCLOAK_REALM, keycloakIssuer } from './keycloak.provider.js';
+import { OKTA_AUTHORIZATION_SERVER, OKTA_ORG_AUTHORIZATION_SERVER, oktaIssuer } from './okta.provider.js';
 import { UPSTREAM_PROVIDER_NAMES, type UpstreamProviderOptions } from './upstream-provider.js';
-
-/** Presets of identity providers not offered yet; `oidc` fronts most of them through discovery meanwhile. */
-const NOT_YET = ['okta', 'auth0', 'keycloak'];
 
 /** An empty variable counts as unset. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
@@ -38,18 +38,45 @@ export const upstreamProviderEnvFields = {
     unsetIfEmpty,
     z
       .enum(UPSTREAM_PROVIDER_NAMES, {
-        error:
-          `must be one of ${UPSTREAM_PROVIDER_NAMES.join(', ')} (${NOT_YET.join(', ')} are not available yet: ` +
-          'oidc signs in at any of them that publishes OpenID Connect discovery)',
+        error: `must be one of ${UPSTREAM_PROVIDER_NAMES.join(', ')}`,
       })
       .default('oidc'),
   ),
   /**
    * The provider's base URL. `github`: the host of the OAuth endpoints (GitHub Enterprise Server's URL), default
    * https://github.com; `google`: the issuer, default https://accounts.google.com; `entra`: the cloud's sign-in host,
-   * default https://login.microsoftonline.com.
+   * default https://login.microsoftonline.com; `okta`: the org URL; `auth0`: the tenant's domain (or custom domain)
+   * as a URL; `keycloak`: the server URL (ending with `/auth` for Keycloak 16 and older). A trailing `/` is dropped.
    */
-  UPSTREAM_BASE_URL: z.preprocess(unsetIfEmpty, IssuerEnvSchema.optional()),
+  UPSTREAM_BASE_URL: z.preprocess(
+    (value) => (typeof value === 'string' ? unsetIfEmpty(value.replace(/\/+$/, '')) : value),
+    IssuerEnvSchema.optional(),
+  ),
+  /** `okta`: the authorization server: `default` (the default), a custom one's id, or `org` for the org's own. */
+  UPSTREAM_AUTHORIZATION_SERVER: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(
+        OKTA_AUTHORIZATION_SERVER,
+        `must be an authorization server id (default, aus...) or ${OKTA_ORG_AUTHORIZATION_SERVER}`,
+      )
+      .optional(),
+  ),
+  /** `auth0`: the API identifier sent as `audience`, for access tokens to that API. */
+  UPSTREAM_AUDIENCE: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .max(2048)
+      .regex(/^[\x21-\x7e]+$/, 'must be an API identifier (printable characters, no spaces)')
+      .optional(),
+  ),
+  /** `keycloak`: the realm whose people sign in. */
+  UPSTREAM_REALM: z.preprocess(
+    unsetIfEmpty,
+    z.string().regex(KEYCLOAK_REALM, 'must be a realm name (letters, digits, ".", "_", "-")').optional(),
+  ),
   /** `entra`: the tenant whose people sign in: its ID (a GUID), `organizations`, `common` or `consumers`. */
   UPSTREAM_TENANT: z.preprocess(
     (value) => (typeof value === 'string' ? unsetIfEmpty(value.toLowerCase()) : value),
@@ -92,6 +119,9 @@ type ProviderEnv = {
   UPSTREAM_BASE_URL?: string | undefined;
   UPSTREAM_API_URL?: string | undefined;
   UPSTREAM_TENANT?: string | undefined;
+  UPSTREAM_AUTHORIZATION_SERVER?: string | undefined;
+  UPSTREAM_AUDIENCE?: string | undefined;
+  UPSTREAM_REALM?: string | undefined;
   UPSTREAM_AUTHORIZATION_ENDPOINT?: string | undefined;
   UPSTREAM_TOKEN_ENDPOINT?: string | undefined;
   UPSTREAM_USERINFO_ENDPOINT?: string | undefined;
@@ -108,6 +138,9 @@ const PROVIDER_VARIABLES: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'], read
     github: ['UPSTREAM_BASE_URL', 'UPSTREAM_API_URL'],
     google: ['UPSTREAM_BASE_URL'],
     entra: ['UPSTREAM_BASE_URL', 'UPSTREAM_TENANT'],
+    okta: ['UPSTREAM_BASE_URL', 'UPSTREAM_AUTHORIZATION_SERVER'],
+    auth0: ['UPSTREAM_BASE_URL', 'UPSTREAM_AUDIENCE'],
+    keycloak: ['UPSTREAM_BASE_URL', 'UPSTREAM_REALM'],
     oauth2: [
       'UPSTREAM_ISSUER',
       'UPSTREAM_AUTHORIZATION_ENDPOINT',
@@ -127,6 +160,11 @@ const REQUIRED: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'], readonly (keyo
   google: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_CLIENT_SECRET'],
   // A public client (no secret) is an Entra app registration with the "Mobile and desktop" platform.
   entra: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_TENANT'],
+  // Each is a tenant of its own, so its URL is required; a client secret only for a confidential application (a
+  // single-page or native application signs in with PKCE alone).
+  okta: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_BASE_URL'],
+  auth0: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_BASE_URL'],
+  keycloak: ['UPSTREAM_CLIENT_ID', 'UPSTREAM_BASE_URL', 'UPSTREAM_REALM'],
   oauth2: [
     'UPSTREAM_CLIENT_ID',
     'UPSTREAM_AUTHORIZATION_ENDPOINT',
@@ -163,7 +201,7 @@ export function checkUpstreamProviderEnv(env: ProviderEnv, context: z.Refinement
 }
 
 /** Presets that are OpenID Connect sign-ins: the ID token names the person, so `openid` must be asked. */
-const OPENID_PROVIDERS: readonly string[] = ['google', 'entra'];
+const OPENID_PROVIDERS: readonly string[] = ['google', 'entra', 'okta', 'auth0', 'keycloak'];
 
 function checkOpenIdScope(env: ProviderEnv, context: z.RefinementCtx): void {
   if (!OPENID_PROVIDERS.includes(env.UPSTREAM_PROVIDER) || !Array.isArray(env.UPSTREAM_SCOPES)) return;
@@ -231,6 +269,11 @@ const DEFAULT_UPSTREAM_SCOPES: Readonly<Record<ProviderEnv['UPSTREAM_PROVIDER'],
   // `profile` brings `oid` into the ID token, `offline_access` a refresh token (Microsoft identity platform,
   // "Scopes and permissions", OpenID Connect scopes).
   entra: ['openid', 'profile', 'email', 'offline_access'],
+  // A refresh token only with `offline_access` at Okta and Auth0; Keycloak issues one at every sign-in (its
+  // `offline_access` asks an offline token, which outlives the person's session there).
+  okta: ['openid', 'profile', 'email', 'offline_access'],
+  auth0: ['openid', 'profile', 'email', 'offline_access'],
+  keycloak: ['openid', 'profile', 'email'],
   // The server's default scopes (RFC 6749 3.3).
   oauth2: [],
 };
@@ -240,7 +283,8 @@ export function upstreamProviderOptions(env: ProviderEnv): {
   provider: UpstreamProviderOptions;
   /**
    * The issuer, or what stands for it: the base URL (github, google), the tenant's `{base}/{tenant}/v2.0` (entra),
-   * the authorization endpoint's origin (oauth2).
+   * the authorization server's (okta), the tenant's `{base}/` (auth0), the realm's (keycloak), the authorization
+   * endpoint's origin (oauth2).
    */
   issuer?: string;
 } {
@@ -264,14 +308,38 @@ export function upstreamProviderOptions(env: ProviderEnv): {
       if (tenant === undefined) throw new Error('UPSTREAM_TENANT is required with UPSTREAM_PROVIDER=entra');
       return { provider: { name: 'entra', baseUrl, tenant }, issuer: entraIssuer(baseUrl, tenant) };
     }
+    case 'okta': {
+      const baseUrl = required(env, 'UPSTREAM_BASE_URL');
+      const authorizationServer = env.UPSTREAM_AUTHORIZATION_SERVER ?? 'default';
+      return {
+        provider: { name: 'okta', baseUrl, authorizationServer },
+        issuer: oktaIssuer(baseUrl, authorizationServer),
+      };
+    }
+    case 'auth0': {
+      const baseUrl = required(env, 'UPSTREAM_BASE_URL');
+      return {
+        provider: {
+          name: 'auth0',
+          baseUrl,
+          ...(env.UPSTREAM_AUDIENCE === undefined ? {} : { audience: env.UPSTREAM_AUDIENCE }),
+        },
+        issuer: auth0Issuer(baseUrl),
+      };
+    }
+    case 'keycloak': {
+      const baseUrl = required(env, 'UPSTREAM_BASE_URL');
+      const realm = required(env, 'UPSTREAM_REALM');
+      return { provider: { name: 'keycloak', baseUrl, realm }, issuer: keycloakIssuer(baseUrl, realm) };
+    }
     case 'oauth2': {
-      const authorizationEndpoint = checked(env, 'UPSTREAM_AUTHORIZATION_ENDPOINT');
+      const authorizationEndpoint = required(env, 'UPSTREAM_AUTHORIZATION_ENDPOINT');
       return {
         provider: {
           name: 'oauth2',
           authorizationEndpoint,
-          tokenEndpoint: checked(env, 'UPSTREAM_TOKEN_ENDPOINT'),
-          userinfoEndpoint: checked(env, 'UPSTREAM_USERINFO_ENDPOINT'),
+          tokenEndpoint: required(env, 'UPSTREAM_TOKEN_ENDPOINT'),
+          userinfoEndpoint: required(env, 'UPSTREAM_USERINFO_ENDPOINT'),
           subjectClaim: env.UPSTREAM_SUBJECT_CLAIM ?? 'sub',
           tokenEndpointAuthMethod: env.UPSTREAM_TOKEN_ENDPOINT_AUTH_METHOD ?? 'client_secret_basic',
         },
@@ -282,9 +350,14 @@ export function upstreamProviderOptions(env: ProviderEnv): {
 }
 
 /** A variable {@link checkUpstreamProviderEnv} requires, so present in a parsed configuration. */
-function checked(
+function required(
   env: ProviderEnv,
-  name: 'UPSTREAM_AUTHORIZATION_ENDPOINT' | 'UPSTREAM_TOKEN_ENDPOINT' | 'UPSTREAM_USERINFO_ENDPOINT',
+  name:
+    | 'UPSTREAM_AUTHORIZATION_ENDPOINT'
+    | 'UPSTREAM_TOKEN_ENDPOINT'
+    | 'UPSTREAM_USERINFO_ENDPOINT'
+    | 'UPSTREAM_BASE_URL'
+    | 'UPSTREAM_REALM',
 ): string {
   const value = env[name];
   if (value === undefined)

@@ -3,10 +3,19 @@ import type * as oidc from 'openid-client';
 import type { UpstreamOptions } from '../../proxy.options.js';
 
 /**
- * The presets `UPSTREAM_PROVIDER` names: `oidc` (discovery, the default), `github`, `google`, `entra`, and `oauth2`
- * (explicit endpoints).
+ * The presets `UPSTREAM_PROVIDER` names: `oidc` (discovery, the default), `github`, `google`, `entra`, `okta`,
+ * `auth0`, `keycloak`, and `oauth2` (explicit endpoints).
  */
-export const UPSTREAM_PROVIDER_NAMES = ['oidc', 'github', 'google', 'entra', 'oauth2'] as const;
+export const UPSTREAM_PROVIDER_NAMES = [
+  'oidc',
+  'github',
+  'google',
+  'entra',
+  'okta',
+  'auth0',
+  'keycloak',
+  'oauth2',
+] as const;
 
 export type UpstreamProviderName = (typeof UPSTREAM_PROVIDER_NAMES)[number];
 
@@ -23,6 +32,12 @@ export type UpstreamProviderOptions =
    * `baseUrl` (`https://login.microsoftonline.com`, or a national cloud's).
    */
   | { readonly name: 'entra'; readonly baseUrl: string; readonly tenant: string }
+  /** An Okta org at `baseUrl` and one of its authorization servers (`default`, an id, or `org`). */
+  | { readonly name: 'okta'; readonly baseUrl: string; readonly authorizationServer: string }
+  /** An Auth0 tenant at `baseUrl`; `audience` is the API identifier its access tokens are asked for. */
+  | { readonly name: 'auth0'; readonly baseUrl: string; readonly audience?: string }
+  /** A realm of the Keycloak server at `baseUrl`. */
+  | { readonly name: 'keycloak'; readonly baseUrl: string; readonly realm: string }
   /** A plain OAuth 2.0 server without metadata, and a JSON API naming the person. */
   | {
       readonly name: 'oauth2';
@@ -87,6 +102,11 @@ export interface UpstreamProvider {
    * @throws UpstreamError when the upstream cannot be used (no PKCE S256)
    */
   metadata(): Promise<oidc.ServerMetadata>;
+  /**
+   * The `prompt` value with which the provider signs the person in again, or lets them pick another account, when the
+   * flow asks it (`prompt=login` or `select_account` at the proxy); default `login` (OpenID Connect Core 3.1.2.1).
+   */
+  readonly signInAgainPrompt?: string;
   /** Parameters of the authorization request beyond the OAuth ones (`access_type`, `audience`, ...). */
   authorizationParameters(): Readonly<Record<string, string>>;
   /**
