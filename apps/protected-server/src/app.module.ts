@@ -43,7 +43,9 @@ export class AppModule {
       imports: (config) => [
         ResourceServerModule.forRoot(resourceServerOptions(config)),
         NotesModule,
-        McpModule,
+        McpModule.forRoot(
+          config.UPSTREAM_USER_API_URL ? { upstreamUserApiUrl: config.UPSTREAM_USER_API_URL } : {},
+        ),
         DpopModule.forRoot({
           composed: config.EXTENSIONS.has(DPOP_EXTENSION_ID),
           nonce: config.DPOP_NONCE,

@@ -134,6 +134,13 @@ export const envSchema = baseEnvSchema({ port: 4100 })
         .max(300, 'must be from 0 to 300 seconds')
         .default(30),
     ),
+    /**
+     * The provider API naming the user of a token there (GitHub's `https://api.github.com/user`, an OpenID provider's
+     * UserInfo endpoint): with it, the tool `upstream_whoami` calls it as the user, with the token the authorization
+     * server's RFC 8693 exchange gives this server (which needs INTROSPECTION_CLIENT_ID, a client registered with
+     * `--grant token-exchange`).
+     */
+    UPSTREAM_USER_API_URL: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
     /** The protected server's own client credentials for RFC 7662 introspection. */
     INTROSPECTION_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().optional()),
     INTROSPECTION_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),
@@ -193,6 +200,14 @@ export const envSchema = baseEnvSchema({ port: 4100 })
         code: 'custom',
         path: ['INTROSPECTION_CLIENT_SECRET'],
         message: 'and INTROSPECTION_CLIENT_ID must be set together',
+      });
+    }
+    if (env.UPSTREAM_USER_API_URL && !env.INTROSPECTION_CLIENT_ID) {
+      context.addIssue({
+        code: 'custom',
+        path: ['UPSTREAM_USER_API_URL'],
+        message:
+          'needs INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET: the token exchange authenticates with them',
       });
     }
     if (env.TOKEN_VALIDATION === 'introspection' && !env.INTROSPECTION_CLIENT_ID) {

@@ -54,6 +54,18 @@ describe('the protected-server configuration', () => {
     [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'http://localhost:6274,*' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'CORS_ORIGINS'],
+    [
+      { UPSTREAM_USER_API_URL: 'https://api.github.com/user' },
+      'UPSTREAM_USER_API_URL needs INTROSPECTION_CLIENT_ID',
+    ],
+    [
+      {
+        UPSTREAM_USER_API_URL: 'http://api.github.com/user',
+        INTROSPECTION_CLIENT_ID: 'rs',
+        INTROSPECTION_CLIENT_SECRET: 's',
+      },
+      'UPSTREAM_USER_API_URL',
+    ],
   ])('refuses %j naming %s', async (env, variable) => {
     expect(await refusal(env)).toContain(variable);
   });

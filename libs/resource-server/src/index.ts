@@ -11,11 +11,7 @@ export {
   type ResourceServerLogger,
   type WebHandler,
 } from './resource-server.js';
-export {
-  createTokenVerifier,
-  mcpTokenVerifier,
-  type ResourceTokenVerifier,
-} from './mcp/token-verifier.js';
+export { createTokenVerifier, mcpTokenVerifier, type ResourceTokenVerifier } from './mcp/token-verifier.js';
 export { toMcpAuthInfo, type McpAuthInfoExtra } from './mcp/mcp-auth-info.js';
 export type {
   IntrospectionOptions,
@@ -35,6 +31,14 @@ export type { BearerRequest } from './auth/bearer-request.js';
 export { RequestAuthenticator, type RequiredScopes } from './auth/request-authenticator.js';
 export type { PresentedCredentials } from './auth/checks/authorization-header.check.js';
 export { TokenVerifier } from './tokens/token-verifier.service.js';
+export {
+  ConnectionRequiredError,
+  UpstreamTokenError,
+  UpstreamTokenExchange,
+  type UpstreamAccessToken,
+} from './exchange/upstream-token-exchange.js';
+export { carryPresentedToken } from './exchange/presented-token.js';
+export { AuthorizationServerDirectory } from './tokens/discovery/authorization-server-directory.js';
 export { BearerChallengeError } from './errors/bearer-challenge.error.js';
 export { bearerChallenge, type BearerChallengeInput } from './errors/bearer-challenge.js';
 export { refusalResponse, serverErrorResponse, type RefusalResponse } from './errors/refusal.js';

@@ -20,10 +20,7 @@ import { HttpRefusalError, isScopeToken, protectedResourceMetadataUrls } from '@
 import type { AuthInfo } from './auth/auth-info.js';
 import type { BearerRequest } from './auth/bearer-request.js';
 import { RequestAuthenticator, type RequiredScopes } from './auth/request-authenticator.js';
-import {
-  resolveResourceServerConfig,
-  type ResourceServerConfig,
-} from './config/resource-server.config.js';
+import { resolveResourceServerConfig, type ResourceServerConfig } from './config/resource-server.config.js';
 import type { ResourceServerOptions } from './config/resource-server.options.js';
 import { BearerChallengeError } from './errors/bearer-challenge.error.js';
 import { describeError } from './errors/describe-error.js';
@@ -38,6 +35,8 @@ import {
   protectedResourceMetadata,
 } from './metadata/protected-resource-metadata.js';
 import { TokenVerifier } from './tokens/token-verifier.service.js';
+import { AuthorizationServerDirectory } from './tokens/discovery/authorization-server-directory.js';
+import { UpstreamTokenExchange, type UpstreamAccessToken } from './exchange/upstream-token-exchange.js';
 import { bearerRequestOf } from './web/web-request.js';
 import { jsonResponse, refusalToResponse, withHeaders } from './web/web-response.js';
 
@@ -74,7 +73,8 @@ export interface ProtectOptions {
    * body it may read); `[]` (default) means any valid token. A broader scope of `scopeHierarchy` satisfies a
    * narrower one; a token without them gets 403 `insufficient_scope` naming all of them.
    */
-  readonly scopes?: readonly string[] | ((request: Request) => readonly string[] | Promise<readonly string[]>);
+  readonly scopes?:
+    readonly string[] | ((request: Request) => readonly string[] | Promise<readonly string[]>);
   /**
    * CORS for `browserOrigins` (preflights answered, allowed origins granted) and the Origin check (a request from
    * another origin refused with 403). Default `true`; `false` leaves both to the host.
@@ -110,6 +110,16 @@ export interface ResourceServer {
   authenticate(request: BearerRequest, requiredScopes?: RequiredScopes): Promise<AuthInfo>;
   /** The response to an error `authenticate` threw (for an adapter); anything unexpected is a logged 500. */
   refusal(error: unknown): RefusalResponse;
+  /**
+   * The user's current access token at an upstream provider's `connection` (`upstream`: the provider they signed in
+   * with at Portcullis's proxy), by RFC 8693 token exchange of the request's token at the authorization server that
+   * issued it, with this resource server's client credentials (`tokens.introspection`); kept until shortly before
+   * it expires. `auth` is the request's `AuthInfo` (or the SDK's, from `ctx.http.authInfo`).
+   *
+   * @throws ConnectionRequiredError when the user must connect first (its `interactionUri` says where)
+   * @throws UpstreamTokenError when the exchange cannot be done
+   */
+  upstreamToken(auth: AuthInfo | McpAuthInfo, connection: string): Promise<UpstreamAccessToken>;
 }
 
 const consoleLogger: ResourceServerLogger = {
@@ -145,7 +155,9 @@ export function resourceServerFor(
   logger: ResourceServerLogger = consoleLogger,
 ): ResourceServer {
   assertValidMetadata(config);
-  const tokens = new TokenVerifier(config);
+  const directory = new AuthorizationServerDirectory(config);
+  const tokens = new TokenVerifier(config, directory);
+  const exchange = new UpstreamTokenExchange(config, directory);
   const authenticator = new RequestAuthenticator(config, tokens);
   const metadataPaths = Object.freeze(
     protectedResourceMetadataUrls(config.resource).map((url) => new URL(url).pathname),
@@ -160,7 +172,8 @@ export function resourceServerFor(
       const response = refusalResponse(config, error);
       if (response.status >= 500) {
         const cause = error.error?.cause ?? error.error;
-        if (error.error?.code === 'server_error') logger.error(`unexpected error: ${describeError(cause)}`, cause);
+        if (error.error?.code === 'server_error')
+          logger.error(`unexpected error: ${describeError(cause)}`, cause);
         else logger.warn(`${error.error?.code}: ${describeError(cause)}`);
       }
       return response;
@@ -204,9 +217,14 @@ export function resourceServerFor(
   const metadataHandler = (): WebHandler => async (request) => {
     const { pathname } = new URL(request.url);
     if (!metadataPaths.includes(pathname)) {
-      return jsonResponse(404, { 'cache-control': 'no-store' }, new HttpRefusalError('no_such_endpoint').toResponseBody());
+      return jsonResponse(
+        404,
+        { 'cache-control': 'no-store' },
+        new HttpRefusalError('no_such_endpoint').toResponseBody(),
+      );
     }
-    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: METADATA_PREFLIGHT_HEADERS });
+    if (request.method === 'OPTIONS')
+      return new Response(null, { status: 204, headers: METADATA_PREFLIGHT_HEADERS });
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return jsonResponse(
         405,
@@ -227,6 +245,7 @@ export function resourceServerFor(
     metadataDocument: () => protectedResourceMetadata(config),
     authenticate: (request, requiredScopes) => authenticator.authenticate(request, requiredScopes),
     refusal,
+    upstreamToken: (auth, connection) => exchange.upstreamToken(auth, connection),
   };
 }
 

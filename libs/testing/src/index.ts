@@ -56,6 +56,7 @@ export type {
   SigningKey as TestSigningKey,
   TestAuthorizationServer,
   TestAuthorizationServerOptions,
+  TokenAnswer as TestTokenAnswer,
 } from './test-authorization-server.js';
 export { makeTestCertificates, type TestCertificateOptions, type TestCertificates } from './certificates.js';
 export { expectBootedApp } from './health.js';

@@ -52,7 +52,21 @@ export interface TestAuthorizationServer {
   failJwks(status: number | undefined): void;
   /** Makes `token` introspect as `response` (default: `{ active: false }`). */
   setIntrospection(token: string, response: Record<string, unknown>): void;
+  /**
+   * How the token endpoint answers (default: 400 `unsupported_grant_type`), given the request's form and
+   * `Authorization` header; every request is in {@link tokenRequests}.
+   */
+  answerTokenRequests(
+    answer: (form: URLSearchParams, authorization: string | undefined) => TokenAnswer,
+  ): void;
+  readonly tokenRequests: readonly { readonly form: URLSearchParams; readonly authorization?: string }[];
   close(): Promise<void>;
+}
+
+/** An answer of the test authorization server's token endpoint. */
+export interface TokenAnswer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
 }
 
 export const PATHS = {
@@ -60,6 +74,7 @@ export const PATHS = {
   openIdConfiguration: '/.well-known/openid-configuration',
   jwks: '/jwks',
   introspection: '/introspect',
+  token: '/token',
 } as const;
 
 export async function createSigningKey(kid: string = randomUUID()): Promise<SigningKey> {
@@ -91,11 +106,16 @@ export async function startTestAuthorizationServer(
   const alsoPublished: SigningKey[] = [];
   let issuer = '';
   let jwksFailure: number | undefined;
+  const tokenRequests: { form: URLSearchParams; authorization?: string }[] = [];
+  let tokenAnswer: (form: URLSearchParams, authorization: string | undefined) => TokenAnswer = () => ({
+    status: 400,
+    body: { error: 'unsupported_grant_type' },
+  });
 
   const metadata = () => ({
     issuer: options.claimedIssuer ?? issuer,
     authorization_endpoint: `${issuer}/authorize`,
-    token_endpoint: `${issuer}/token`,
+    token_endpoint: `${issuer}${PATHS.token}`,
     jwks_uri: `${issuer}${PATHS.jwks}`,
     introspection_endpoint: `${issuer}${PATHS.introspection}`,
     response_types_supported: ['code'],
@@ -133,6 +153,16 @@ export async function startTestAuthorizationServer(
         }
         const token = new URLSearchParams(body).get('token') ?? '';
         json(response, 200, introspection.get(token) ?? { active: false });
+      });
+      return;
+    }
+    if (path === PATHS.token && request.method === 'POST') {
+      void readBody(request).then((body) => {
+        const form = new URLSearchParams(body);
+        const { authorization } = request.headers;
+        tokenRequests.push({ form, ...(authorization ? { authorization } : {}) });
+        const answer = tokenAnswer(form, authorization);
+        json(response, answer.status, answer.body, { 'cache-control': 'no-store' });
       });
       return;
     }
@@ -180,6 +210,10 @@ export async function startTestAuthorizationServer(
       jwksFailure = status;
     },
     setIntrospection: (token, response) => introspection.set(token, response),
+    answerTokenRequests: (answer) => {
+      tokenAnswer = answer;
+    },
+    tokenRequests,
     close: () =>
       new Promise<void>((resolve, reject) => {
         if (!server.listening) return resolve();

@@ -8,7 +8,7 @@
  *   refuses to run.
  */
 import type { AuthInfo as McpAuthInfo } from '@modelcontextprotocol/server';
-import type { AuthInfo } from '@portcullis/resource-server';
+import { carryPresentedToken, type AuthInfo } from '@portcullis/resource-server';
 import type { Owner } from '../notes/owner.js';
 
 const SUBJECT = 'subject';
@@ -16,7 +16,7 @@ const ISSUER = 'issuer';
 
 /** The SDK auth info for a request whose token the resource server accepted. */
 export function toMcpAuthInfo(auth: AuthInfo, resource: string, resourceMetadataUrl: string): McpAuthInfo {
-  return {
+  const view: McpAuthInfo = {
     token: '',
     clientId: auth.clientId,
     scopes: [...auth.scopes],
@@ -25,6 +25,9 @@ export function toMcpAuthInfo(auth: AuthInfo, resource: string, resourceMetadata
     resourceMetadataUrl,
     extra: { [SUBJECT]: auth.subject, [ISSUER]: auth.issuer },
   };
+  // So that `upstreamToken(view, ...)` can exchange the request's token, which no handler holds.
+  carryPresentedToken(auth, view);
+  return view;
 }
 
 /**

@@ -23,13 +23,23 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { ExtensionSummary } from '@portcullis/extensions';
-import { type ResourceServerConfig } from '@portcullis/resource-server';
+import { UpstreamTokenExchange, type ResourceServerConfig } from '@portcullis/resource-server';
 import { RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server/nest';
 import { NotesService } from '../notes/notes.service.js';
 import { flushingEventStreams } from './event-stream-response.js';
 import { LegacySessionRegistry } from './legacy-sessions.js';
 import { ownerOf } from './mcp-auth-info.js';
 import { createNotesMcpServer } from './notes-mcp.server.js';
+import type { UpstreamWhoamiOptions } from './upstream-whoami.tool.js';
+
+/** What the app configures of its MCP server. */
+export interface McpOptions {
+  /** `UPSTREAM_USER_API_URL`: with it, the tool `upstream_whoami`. */
+  readonly upstreamUserApiUrl?: string;
+}
+
+/** Injection token of the {@link McpOptions}. */
+export const MCP_OPTIONS = 'portcullis:mcp-options';
 
 /** Bounds of the 2025-era session registry. */
 export const LEGACY_SESSION_LIMITS = Object.freeze({ maxSessions: 1_000, idleTimeoutMs: 30 * 60_000 });
@@ -54,14 +64,20 @@ export class McpEndpoint implements BeforeApplicationShutdown {
   readonly #sessions = new LegacySessionRegistry(LEGACY_SESSION_LIMITS);
   /** The composed extensions (`EXTENSIONS`), declared in every server instance's capabilities. */
   readonly #extensions: readonly ExtensionSummary[];
+  readonly #upstream: UpstreamWhoamiOptions | undefined;
 
   constructor(
     @Inject(NotesService) private readonly notes: NotesService,
     @Inject(RESOURCE_SERVER_CONFIG) config: ResourceServerConfig,
+    @Inject(UpstreamTokenExchange) exchange: UpstreamTokenExchange,
+    @Inject(MCP_OPTIONS) options: McpOptions,
   ) {
     const onerror = (error: Error) => this.logger.warn(`MCP: ${error.message}`);
     this.#extensions = config.extensions.list();
-    this.#modern = createMcpHandler(() => createNotesMcpServer(this.notes, this.#extensions), {
+    this.#upstream = options.upstreamUserApiUrl
+      ? { exchange, userApiUrl: options.upstreamUserApiUrl }
+      : undefined;
+    this.#modern = createMcpHandler(() => this.#server(), {
       legacy: 'reject',
       onerror,
       maxRequestBodySize: MAX_BODY_BYTES,
@@ -79,6 +95,10 @@ export class McpEndpoint implements BeforeApplicationShutdown {
     body: unknown,
   ): Promise<void> {
     return this.#node(request, flushingEventStreams(response), body);
+  }
+
+  #server() {
+    return createNotesMcpServer(this.notes, this.#extensions, this.#upstream);
   }
 
   /** Open 2025-era sessions (for tests and metrics). */
@@ -111,7 +131,7 @@ export class McpEndpoint implements BeforeApplicationShutdown {
       return jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
 
-    const server = createNotesMcpServer(this.notes, this.#extensions);
+    const server = this.#server();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: MAX_BODY_BYTES,

@@ -11,6 +11,9 @@ export const TOOL_SCOPES = Object.freeze({
   notes_get: [NOTES_READ],
   notes_create: [NOTES_WRITE],
   notes_delete: [NOTES_WRITE],
+  // The user's identity at their sign-in provider (registered only with UPSTREAM_USER_API_URL): it reads data of the
+  // user's, so not with a bare token; this demo server has no scope of its own for it and uses its read scope.
+  upstream_whoami: [NOTES_READ],
 } as const satisfies Record<string, readonly string[]>);
 
 export type NotesToolName = keyof typeof TOOL_SCOPES;

@@ -28,6 +28,7 @@ import type { NotesService } from '../notes/notes.service.js';
 import { ownerOf } from './mcp-auth-info.js';
 import type { Owner } from '../notes/owner.js';
 import { isNotesTool, type NotesToolName } from './mcp-scopes.js';
+import { registerUpstreamWhoami, type UpstreamWhoamiOptions } from './upstream-whoami.tool.js';
 
 /** The server's name and version, as `initialize` and `server/discover` report them. */
 export const NOTES_SERVER_INFO = Object.freeze({ name: 'portcullis-notes', version: '0.1.0' });
@@ -94,6 +95,7 @@ export function notesServerCapabilities(extensions: readonly ExtensionSummary[])
 export function createNotesMcpServer(
   notes: NotesService,
   extensions: readonly ExtensionSummary[],
+  upstream?: UpstreamWhoamiOptions,
 ): McpServer {
   const server = new McpServer(NOTES_SERVER_INFO, {
     capabilities: notesServerCapabilities(extensions),
@@ -157,6 +159,8 @@ export function createNotesMcpServer(
       (await notes.delete(owner(context), id)) ? json({ deleted: id }) : toolError('No note with that id.'),
     ),
   );
+
+  if (upstream) registerUpstreamWhoami(server, tool('upstream_whoami'), upstream);
 
   server.registerResource(
     'note',

@@ -27,9 +27,15 @@ export async function startProtectedServer(options: {
   recorder: RecordingForwarder;
   resource: string;
   authorizationServer: string;
+  /** More of the protected server's variables (UPSTREAM_USER_API_URL, INTROSPECTION_CLIENT_ID, ...). */
+  env?: Record<string, string>;
 }): Promise<ProtectedServer> {
   const app = await startApp(ProtectedServerModule, {
-    env: { RESOURCE_URI: options.resource, AUTHORIZATION_SERVER: options.authorizationServer },
+    env: {
+      RESOURCE_URI: options.resource,
+      AUTHORIZATION_SERVER: options.authorizationServer,
+      ...options.env,
+    },
   });
   const { recorder } = options;
   recorder.forwardTo(app.url);

@@ -15,6 +15,7 @@
 import type { AuthInfo as McpAuthInfo } from '@modelcontextprotocol/server';
 import { expandScopes } from '@portcullis/protocol';
 import type { AuthInfo } from '../auth/auth-info.js';
+import { carryPresentedToken } from '../exchange/presented-token.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
 
 /**
@@ -51,7 +52,7 @@ export function toMcpAuthInfo(
     validatedBy: auth.validatedBy,
     ...(auth.tokenId !== undefined ? { tokenId: auth.tokenId } : {}),
   };
-  return {
+  const view: McpAuthInfo = {
     token: '',
     clientId: auth.clientId,
     scopes: expandScopes(auth.scopes, config.scopeHierarchy),
@@ -60,4 +61,7 @@ export function toMcpAuthInfo(
     resourceMetadataUrl: config.metadataUrl,
     extra: { ...extra },
   };
+  // `upstreamToken(view, ...)` exchanges the request's token without any handler holding it.
+  carryPresentedToken(auth, view);
+  return view;
 }

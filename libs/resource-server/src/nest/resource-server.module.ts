@@ -1,11 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { RequestAuthenticator } from '../auth/request-authenticator.js';
-import {
-  resolveResourceServerConfig,
-  type ResourceServerConfig,
-} from '../config/resource-server.config.js';
+import { resolveResourceServerConfig, type ResourceServerConfig } from '../config/resource-server.config.js';
 import type { ResourceServerOptions } from '../config/resource-server.options.js';
 import { TokenVerifier } from '../tokens/token-verifier.service.js';
+import { AuthorizationServerDirectory } from '../tokens/discovery/authorization-server-directory.js';
+import { UpstreamTokenExchange } from '../exchange/upstream-token-exchange.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { createBearerStrategy, passportValidation } from './bearer.strategy.js';
 import { BrowserCorsHook } from './browser-cors.hook.js';
@@ -53,9 +52,22 @@ export class ResourceServerModule {
         { provide: RESOURCE_SERVER_CONFIG, useValue: config },
         { provide: BEARER_STRATEGY_NAME, useValue: strategyName },
         {
-          provide: TokenVerifier,
-          useFactory: (resolved: ResourceServerConfig) => new TokenVerifier(resolved),
+          provide: AuthorizationServerDirectory,
+          useFactory: (resolved: ResourceServerConfig) => new AuthorizationServerDirectory(resolved),
           inject: [RESOURCE_SERVER_CONFIG],
+        },
+        {
+          provide: TokenVerifier,
+          useFactory: (resolved: ResourceServerConfig, directory: AuthorizationServerDirectory) =>
+            new TokenVerifier(resolved, directory),
+          inject: [RESOURCE_SERVER_CONFIG, AuthorizationServerDirectory],
+        },
+        {
+          // `upstreamToken(auth, connection)`: the user's upstream token, by RFC 8693 exchange.
+          provide: UpstreamTokenExchange,
+          useFactory: (resolved: ResourceServerConfig, directory: AuthorizationServerDirectory) =>
+            new UpstreamTokenExchange(resolved, directory),
+          inject: [RESOURCE_SERVER_CONFIG, AuthorizationServerDirectory],
         },
         {
           provide: RequestAuthenticator,
@@ -71,6 +83,7 @@ export class ResourceServerModule {
       exports: [
         RESOURCE_SERVER_CONFIG,
         TokenVerifier,
+        UpstreamTokenExchange,
         RequestAuthenticator,
         BearerAuthGuard,
         ProtectedResourceMetadataService,

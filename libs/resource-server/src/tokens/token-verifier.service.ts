@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { OAuthError } from '@portcullis/protocol';
 import type { AuthInfo } from '../auth/auth-info.js';
+import { rememberPresentedToken } from '../exchange/presented-token.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
 import { checkTokenShape, looksLikeJwt } from './checks/token-shape.check.js';
 import { AuthorizationServerDirectory } from './discovery/authorization-server-directory.js';
@@ -49,8 +50,10 @@ export class TokenVerifier {
   readonly #introspector: TokenIntrospector;
 
   /** One verifier per resource: its discovery, key sets and verdict cache are shared by every request. */
-  constructor(private readonly config: ResourceServerConfig) {
-    const directory = new AuthorizationServerDirectory(config);
+  constructor(
+    private readonly config: ResourceServerConfig,
+    directory: AuthorizationServerDirectory = new AuthorizationServerDirectory(config),
+  ) {
     this.#jwt = new JwtAccessTokenValidator(config, directory);
     this.#introspector = new TokenIntrospector(config, directory);
     this.#cache = new VerdictCache(config.tokens.cacheMaxEntries, config.tokens.cacheTtlSeconds);
@@ -68,7 +71,10 @@ export class TokenVerifier {
     checkTokenShape(token, this.config.tokens.maxTokenLength);
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.#cache.get(key);
-    if (cached) return cached;
+    if (cached) {
+      rememberPresentedToken(cached, token);
+      return cached;
+    }
     const refused = this.#refusals.get(key);
     if (refused && Date.now() < refused.until) throw refused.error;
     let pending = this.#pending.get(key);
@@ -78,6 +84,7 @@ export class TokenVerifier {
     }
     const auth = await pending;
     this.#cache.set(key, auth);
+    rememberPresentedToken(auth, token);
     return auth;
   }
 

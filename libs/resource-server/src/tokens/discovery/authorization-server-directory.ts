@@ -24,6 +24,7 @@ const DiscoveredMetadataSchema = z.looseObject({
   issuer: IssuerUrlSchema,
   jwks_uri: EndpointUrlSchema.optional(),
   introspection_endpoint: EndpointUrlSchema.optional(),
+  token_endpoint: EndpointUrlSchema.optional(),
 });
 
 /** What the resource server uses of an authorization server's metadata. */
@@ -31,6 +32,8 @@ export interface DiscoveredAuthorizationServer {
   readonly issuer: string;
   readonly jwksUri?: string;
   readonly introspectionEndpoint?: string;
+  /** Where RFC 8693 token exchange is asked (`upstreamToken`). */
+  readonly tokenEndpoint?: string;
 }
 
 type Entry =
@@ -114,6 +117,7 @@ export class AuthorizationServerDirectory {
         ...(parsed.data.introspection_endpoint
           ? { introspectionEndpoint: parsed.data.introspection_endpoint }
           : {}),
+        ...(parsed.data.token_endpoint ? { tokenEndpoint: parsed.data.token_endpoint } : {}),
       });
     }
     throw new UpstreamFetchError(`no authorization server metadata found for ${issuer}`);

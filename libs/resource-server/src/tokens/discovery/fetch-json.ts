@@ -4,9 +4,13 @@
  * host answer for the issuer).
  */
 
-/** The outcome of {@link fetchJson}: a JSON body and the response headers on 200, otherwise just the status. */
+/**
+ * The outcome of {@link fetchJson}: a JSON body and the response headers on 200, otherwise just the status (and, with
+ * `errorBodies`, the JSON body of a 4xx, or `undefined` when it has none).
+ */
 export type FetchJsonResult =
-  { readonly status: 200; readonly body: unknown; readonly headers: Headers } | { readonly status: number };
+  | { readonly status: 200; readonly body: unknown; readonly headers: Headers }
+  | { readonly status: number; readonly errorBody?: unknown };
 
 /** Why a document could not be fetched: network failure, timeout, oversized or unparseable body, 5xx. */
 export class UpstreamFetchError extends Error {
@@ -39,7 +43,13 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
  */
 export async function fetchJson(
   url: string,
-  options: { timeoutMs: number; headers?: Record<string, string>; form?: URLSearchParams },
+  options: {
+    timeoutMs: number;
+    headers?: Record<string, string>;
+    form?: URLSearchParams;
+    /** Read the JSON body of a 4xx answer too (an RFC 6749 5.2 error response). */
+    errorBodies?: boolean;
+  },
 ): Promise<FetchJsonResult> {
   let response: Response;
   try {
@@ -54,6 +64,15 @@ export async function fetchJson(
     throw new UpstreamFetchError(`${url} could not be reached`, { cause });
   }
   if (response.status !== 200) {
+    if (options.errorBodies && response.status >= 400 && response.status < 500) {
+      let errorBody: unknown;
+      try {
+        errorBody = JSON.parse(await readLimited(response, MAX_BYTES)) as unknown;
+      } catch {
+        errorBody = undefined;
+      }
+      return { status: response.status, errorBody };
+    }
     await response.body?.cancel().catch(() => undefined);
     return { status: response.status };
   }
@@ -67,4 +86,13 @@ export async function fetchJson(
     if (cause instanceof UpstreamFetchError) throw cause;
     throw new UpstreamFetchError(`${url} did not answer with JSON`, { cause });
   }
+}
+
+/**
+ * The `Authorization` header of `client_secret_basic` (RFC 6749 Section 2.3.1): client_id and client_secret are
+ * form-urlencoded before they are joined and encoded.
+ */
+export function clientSecretBasic(clientId: string, clientSecret: string): string {
+  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  return `Basic ${Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`).toString('base64')}`;
 }

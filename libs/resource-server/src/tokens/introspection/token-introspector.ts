@@ -25,7 +25,7 @@ import { checkLifetime } from '../checks/lifetime.check.js';
 import { checkSubjectAndClient } from '../checks/subject-and-client.check.js';
 import { invalidToken, type TokenCheck, type TokenCheckContext } from '../checks/token-check.js';
 import { AuthorizationServerDirectory } from '../discovery/authorization-server-directory.js';
-import { fetchJson, UpstreamFetchError } from '../discovery/fetch-json.js';
+import { clientSecretBasic, fetchJson, UpstreamFetchError } from '../discovery/fetch-json.js';
 
 const IntrospectionResponseSchema = z.looseObject({ active: z.boolean() });
 
@@ -35,11 +35,6 @@ const ACTIVE_TOKEN_CHECKS: readonly TokenCheck[] = [
   checkSubjectAndClient,
   checkConfirmation,
 ];
-
-// RFC 6749 Section 2.3.1: client_id and client_secret are form-urlencoded before they are joined and encoded.
-function formEncode(value: string): string {
-  return new URLSearchParams({ v: value }).toString().slice(2);
-}
 
 /**
  * Validates opaque access tokens with RFC 7662 introspection.
@@ -70,10 +65,9 @@ export class TokenIntrospector {
       settings.endpoint ?? (await this.directory.lookup(settings.issuer)).introspectionEndpoint;
     if (!endpoint) throw new UpstreamFetchError(`${settings.issuer} publishes no introspection_endpoint`);
 
-    const credentials = `${formEncode(settings.clientId)}:${formEncode(settings.clientSecret)}`;
     const result = await fetchJson(endpoint, {
       timeoutMs: this.config.tokens.discovery.timeoutMs,
-      headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+      headers: { authorization: clientSecretBasic(settings.clientId, settings.clientSecret) },
       form: new URLSearchParams({ token, token_type_hint: 'access_token' }),
     });
     if (!('body' in result)) throw new UpstreamFetchError(`introspection answered ${result.status}`);
