@@ -44,6 +44,7 @@ export async function run(
       positionals,
       output,
       env,
+      ...(streams.ask ? { ask: streams.ask } : {}),
     });
   } catch (error) {
     return output.error(error);

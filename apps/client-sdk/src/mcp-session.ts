@@ -14,7 +14,12 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { mcpClientCapabilities, mcpTransportOptions, type AuthorizedFetch } from '@portcullis/client';
+import {
+  mcpClientCapabilities,
+  mcpTransportOptions,
+  type AuthorizedFetch,
+  type McpClientCapabilities,
+} from '@portcullis/client';
 import { readFileSync } from 'node:fs';
 
 const MODERN_PROTOCOL_VERSIONS = new Set(['2026-07-28']);
@@ -49,12 +54,14 @@ export async function connectMcp(
   serverUrl: string,
   authorizedFetch: AuthorizedFetch,
   wire: WireVersion,
+  /** Capabilities the command handles (`call`: URL-mode elicitation), beside the extensions declared. */
+  capabilities?: McpClientCapabilities & { elicitation?: { url?: Record<string, never> } },
 ): Promise<McpSession> {
   const modern = wire.kind === 'exact' && MODERN_PROTOCOL_VERSIONS.has(wire.version);
   const client = new Client(
     { name: 'portcullis', version: packageVersion() },
     {
-      capabilities: mcpClientCapabilities(authorizedFetch),
+      capabilities: mcpClientCapabilities(authorizedFetch, capabilities),
       ...(wire.kind === 'negotiate'
         ? { versionNegotiation: { mode: 'auto' as const } }
         : modern

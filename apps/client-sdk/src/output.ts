@@ -10,6 +10,11 @@ import { UsageError, USAGE } from './options.js';
 export interface Streams {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
+  /**
+   * Asks the person at the terminal and resolves with their answer, or `undefined` when there is nobody to ask (no
+   * terminal, or the input has ended). Absent: never ask.
+   */
+  readonly ask?: (question: string) => Promise<string | undefined>;
 }
 
 /** What a person can do about each failure, printed under the error. */

@@ -11,6 +11,8 @@ import {
 import type { ExtensionRegistry } from '@portcullis/extensions';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
 import { UpstreamAccountSignIn } from './account/upstream-account-sign-in.js';
+import { ConnectController } from './connections/connect.controller.js';
+import { ConnectTickets } from './connections/connect-ticket.service.js';
 import { ConfirmClientStep } from './consent/confirm-client.step.js';
 import { ConsentCookies } from './consent/consent-cookie.js';
 import { DEVELOPMENT_UPSTREAM, envSchema, type Env } from './env.schema.js';
@@ -39,6 +41,7 @@ export interface ProxyHostOptions {
 
 /** The proxy's services, provided (and exported) by the authorization server module it is built from. */
 const PROXY_PROVIDERS = [
+  ConnectTickets,
   ConsentCookies,
   SignInCookies,
   UpstreamClient,
@@ -83,7 +86,8 @@ export class AppModule {
               { provide: PROXY_OPTIONS, useValue: proxyOptions(config, options) },
               ...PROXY_PROVIDERS,
             ],
-            controllers: [UpstreamCallbackController],
+            // The upstream callback, and the link that connects a user's connection again.
+            controllers: [UpstreamCallbackController, ConnectController],
             // RFC 8693: resource servers registered for it exchange a user's token for the user's upstream token.
             grants: [TokenExchangeGrant],
             // The connected apps page: people sign in to it upstream.

@@ -49,6 +49,17 @@ export {
   type McpClientCapabilities,
   type McpTransportAuthorizationOptions,
 } from './mcp/mcp-transport.adapter.js';
+export {
+  callToolWithUrlElicitation,
+  handleUrlElicitations,
+  URL_ELICITATION_CAPABILITY,
+  URL_ELICITATION_REQUIRED,
+  UrlElicitationNotCompletedError,
+  type ElicitationReceiver,
+  type ToolCaller,
+  type UrlElicitation,
+  type UrlElicitationHandler,
+} from './mcp/url-elicitation.js';
 export type { ProgressEvent, ProgressListener, ProgressStep } from './progress.js';
 export { FileTokenStore, type FileTokenStoreOptions } from './store/file-token-store.js';
 export { MemoryTokenStore } from './store/memory-token-store.js';

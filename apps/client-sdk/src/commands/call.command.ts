@@ -1,3 +1,11 @@
+import {
+  callToolWithUrlElicitation,
+  handleUrlElicitations,
+  openSystemBrowser,
+  URL_ELICITATION_CAPABILITY,
+  UrlElicitationNotCompletedError,
+  type UrlElicitationHandler,
+} from '@portcullis/client';
 import { authorizedFetchFor, openTokenStore } from '../authorization.js';
 import { connectMcp, wireForRevision } from '../mcp-session.js';
 import { UsageError, serverUrlArgument } from '../options.js';
@@ -30,10 +38,37 @@ export function printToolResult(output: Output, content: readonly unknown[], str
 }
 
 /**
- * `portcullis call <server-url> <tool> [json-args]`: calls one tool; a 403 `insufficient_scope` on the way is
- * answered by a step-up authorization inside the authorized fetch.
+ * How the command line answers a URL-mode elicitation (MCP 2025-11-25): it shows the message and the whole URL, opens
+ * it in the browser only when the person says so, and calls again once they say they are done there. With nobody at
+ * the terminal it only shows the URL, and the call ends (exit 1) for the person to open it and run the command again.
  */
-export const callCommand: Command = async ({ options, positionals, output, env }) => {
+function urlElicitationAtTerminal(
+  output: Output,
+  ask: ((question: string) => Promise<string | undefined>) | undefined,
+  headless: boolean,
+): UrlElicitationHandler {
+  return async ({ message, url }) => {
+    output.info(`  · ${message || 'The server asks you to visit a page first.'}\n    ${url.href}`);
+    if (!ask) return 'declined';
+    if (!headless) {
+      const open = await ask(`  Open ${url.host} in your browser? [y/N] `);
+      if (/^\s*y(es)?\s*$/i.test(open ?? '')) {
+        await openSystemBrowser(url.href).catch(() =>
+          output.info('  · The browser did not open; visit the URL above.'),
+        );
+      }
+    }
+    const done = await ask('  Press Enter once you have finished there (n to stop): ');
+    return done === undefined || /^\s*no?\s*$/i.test(done) ? 'declined' : 'completed';
+  };
+}
+
+/**
+ * `portcullis call <server-url> <tool> [json-args]`: calls one tool; a 403 `insufficient_scope` on the way is
+ * answered by a step-up authorization inside the authorized fetch, and a URL-mode elicitation (the server needs the
+ * person to connect an account first) by {@link urlElicitationAtTerminal}.
+ */
+export const callCommand: Command = async ({ options, positionals, output, env, ask }) => {
   const serverUrl = serverUrlArgument(positionals, 'call');
   const name = positionals[1];
   if (name === undefined)
@@ -45,11 +80,25 @@ export const callCommand: Command = async ({ options, positionals, output, env }
     output,
     store: openTokenStore(options, env),
   });
-  const session = await connectMcp(serverUrl, authorizedFetch, wireForRevision(authorizedFetch.revision.id));
+  const session = await connectMcp(
+    serverUrl,
+    authorizedFetch,
+    wireForRevision(authorizedFetch.revision.id),
+    URL_ELICITATION_CAPABILITY,
+  );
+  const elicitation = urlElicitationAtTerminal(output, ask, options.headless === true);
+  // Asked as a request (a 2025-era session, a 2026-07-28 input-required result) or as the -32042 error.
+  handleUrlElicitations(session.client, elicitation);
   try {
-    const result = await session.client.callTool({ name, arguments: args });
+    const result = await callToolWithUrlElicitation(session.client, { name, arguments: args }, elicitation);
     printToolResult(output, result.content, result.structuredContent);
     return result.isError === true ? 1 : 0;
+  } catch (error) {
+    if (!(error instanceof UrlElicitationNotCompletedError)) throw error;
+    output.info(
+      `  · ${name} needs you at ${error.elicitations.map((each) => each.url.host).join(', ')} first: open the URL above, then run the command again.`,
+    );
+    return 1;
   } finally {
     await session.close();
   }

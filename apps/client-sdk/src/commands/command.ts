@@ -7,6 +7,8 @@ export interface CommandContext {
   readonly positionals: readonly string[];
   readonly output: Output;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Asks the person at the terminal (see `Streams.ask`); absent when there is nobody to ask. */
+  readonly ask?: (question: string) => Promise<string | undefined>;
 }
 
 /** A command: resolves with the process exit code. */

@@ -10,6 +10,8 @@ export interface CliResult {
 export async function runCli(
   argv: readonly string[],
   env: Record<string, string | undefined>,
+  /** The person at the terminal, answering each question; absent: nobody (a pipe, CI). */
+  ask?: (question: string) => Promise<string | undefined>,
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
@@ -18,6 +20,7 @@ export async function runCli(
     {
       stdout: { write: (text: string) => (stdout += text) },
       stderr: { write: (text: string) => (stderr += text) },
+      ...(ask ? { ask } : {}),
     },
     env,
   );

@@ -6,18 +6,20 @@
  * - MCP "Token Passthrough": the client's token never leaves for the provider; the resource server exchanges it at
  *   the authorization server (RFC 8693, `upstreamToken`) for the user's token at the provider, which Portcullis's
  *   proxy keeps in its vault, and presents that one.
- * - MCP 2025-11-25 URL-mode elicitation: when the user has no live connection and the authorization server says where
- *   to connect, a client that declared URL elicitation gets `URLElicitationRequiredError` (-32042) naming that URL,
- *   and retries the call once the user has connected; any other client gets a tool error saying where to go.
+ * - MCP URL-mode elicitation (2025-11-25; the input-required round trip of 2026-07-28): when the user has no live
+ *   connection and the authorization server says where to connect, a client that declared URL elicitation
+ *   (`capabilities.elicitation.url`) is asked to send the user there, and the call is answered when the client
+ *   comes back (on 2025-era sessions the SDK sends the `elicitation/create` request itself); any other client, and
+ *   one that comes back before the user has connected, gets a tool error saying where to go.
  * - The provider's answer is bounded (64 KiB) and only its top-level strings, numbers and booleans are passed on.
  *
  * @see https://www.rfc-editor.org/rfc/rfc8693
  * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
  */
-import { randomUUID } from 'node:crypto';
 import {
-  UrlElicitationRequiredError,
+  inputRequired,
   type CallToolResult,
+  type InputRequiredResult,
   type McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -69,11 +71,9 @@ export function registerUpstreamWhoami(
         token = await options.exchange.upstreamToken(auth, SIGN_IN_CONNECTION);
       } catch (error) {
         if (error instanceof ConnectionRequiredError) {
-          return connectFirst(
-            error,
-            server.server.getClientCapabilities()?.elicitation?.url !== undefined,
-            host,
-          );
+          const cameBack = context.mcpReq.inputResponses?.[CONNECT] !== undefined;
+          const canAsk = !cameBack && server.server.getClientCapabilities()?.elicitation?.url !== undefined;
+          return connectFirst(error, canAsk, host);
         }
         if (error instanceof UpstreamTokenError) {
           logger.warn({ err: error }, 'token exchange failed');
@@ -117,20 +117,23 @@ export function registerUpstreamWhoami(
   );
 }
 
+/** The key of the URL elicitation among the call's input requests. */
+const CONNECT = 'connect';
+
 /**
- * The answer when the user has no live connection: a URL elicitation where the client declared URL-mode elicitation
- * (`capabilities.elicitation.url`), else a tool error naming the URL.
+ * The answer when the user has no live connection: a URL elicitation where the client can take one (and has not
+ * just come back from it), else a tool error naming the URL.
  */
 function connectFirst(
   error: ConnectionRequiredError,
-  acceptsUrlElicitation: boolean,
+  canAsk: boolean,
   host: string,
-): CallToolResult {
+): CallToolResult | InputRequiredResult {
   const message = `Connect your account at ${host} so that this server can call it as you.`;
-  if (error.interactionUri && acceptsUrlElicitation) {
-    throw new UrlElicitationRequiredError([
-      { mode: 'url', elicitationId: randomUUID(), url: error.interactionUri, message },
-    ]);
+  if (error.interactionUri && canAsk) {
+    return inputRequired({
+      inputRequests: { [CONNECT]: inputRequired.elicitUrl({ url: error.interactionUri, message }) },
+    });
   }
   return text(
     error.interactionUri ? `${message} Open ${error.interactionUri}, then try again.` : message,

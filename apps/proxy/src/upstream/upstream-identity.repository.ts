@@ -23,6 +23,20 @@ const NO_PASSWORD = '!upstream';
 export class UpstreamIdentities {
   constructor(private readonly prisma: PrismaClient) {}
 
+  /** The local user of `provider` + `issuer` + `subject`, if that person signed in before; nothing is written. */
+  async userIdOf(key: {
+    readonly provider: UpstreamProviderName;
+    readonly issuer: string;
+    readonly subject: string;
+  }): Promise<string | undefined> {
+    const { provider, issuer, subject } = key;
+    const identity = await this.prisma.upstreamIdentity.findUnique({
+      where: { provider_issuer_subject: { provider, issuer, subject } },
+      select: { userId: true },
+    });
+    return identity?.userId;
+  }
+
   /**
    * The local user of `provider` + `issuer` + `subject`, created on first sign-in, with the `profile` the upstream
    * stated this time (a member it did not state is left as it was).

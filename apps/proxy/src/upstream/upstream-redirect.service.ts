@@ -46,11 +46,22 @@ export class UpstreamRedirect {
     return this.#go(cookies, false, async () => ({ purpose: 'account' }));
   }
 
+  /**
+   * Sends the browser upstream to connect a connection again for the user `ticket` (a connect ticket, already
+   * checked) names. The upstream signs the person in afresh (its own session may be someone else's), and the
+   * callback accepts the sign-in only if it is that user's.
+   */
+  async forConnect(cookies: CookieExchange, ticket: string): Promise<Decision> {
+    return this.#go(cookies, true, async () => ({ purpose: 'connect', ticket }));
+  }
+
   async #go(
     cookies: CookieExchange,
     again: boolean,
     purpose: () => Promise<
-      { purpose: 'authorization'; interaction: string; clientId: string } | { purpose: 'account' }
+      | { purpose: 'authorization'; interaction: string; clientId: string }
+      | { purpose: 'account' }
+      | { purpose: 'connect'; ticket: string }
     >,
   ): Promise<Decision> {
     const state = UpstreamStates.newState();

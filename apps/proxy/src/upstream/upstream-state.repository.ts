@@ -22,7 +22,13 @@ export type UpstreamSignInState =
       readonly clientId: string;
     })
   /** It signs the person in to the connected apps page, and nothing else. */
-  | (UpstreamSignInBase & { readonly purpose: 'account' });
+  | (UpstreamSignInBase & { readonly purpose: 'account' })
+  /** It connects a connection again for the user a connect ticket names (`ConnectTickets`). */
+  | (UpstreamSignInBase & {
+      readonly purpose: 'connect';
+      /** The connect ticket, as issued (sealed). */
+      readonly ticket: string;
+    });
 
 /** What {@link UpstreamStates.take} found for a `state`. */
 export type TakenState =
@@ -68,7 +74,9 @@ export class UpstreamStates {
               interaction: seal(signIn.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
               clientId: signIn.clientId,
             }
-          : {}),
+          : signIn.purpose === 'connect'
+            ? { interaction: seal(signIn.ticket, this.#key, `upstream-state\n${id}\nticket`) }
+            : {}),
         browserBinding: signIn.browserBinding,
         codeVerifier: seal(signIn.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
         nonce: signIn.nonce ?? null,
@@ -122,8 +130,15 @@ export class UpstreamStates {
       ...(row.nonce ? { nonce: row.nonce } : {}),
     };
     if (row.purpose === 'account') return { purpose: 'account', ...base };
+    if (row.purpose === 'connect' && row.interaction !== null) {
+      return {
+        purpose: 'connect',
+        ticket: open(row.interaction, this.#key, `upstream-state\n${id}\nticket`),
+        ...base,
+      };
+    }
     if (row.purpose !== 'authorization' || row.interaction === null || row.clientId === null) {
-      throw new Error(`upstream state ${id} is neither an authorization nor an account sign-in`);
+      throw new Error(`upstream state ${id} is neither an authorization, an account sign-in nor a connect`);
     }
     return {
       purpose: 'authorization',

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ClientRepository, generateClientSecret, hashClientSecret } from '@portcullis/authorization';
-import { createAuthorizedFetch, mcpTransportOptions } from '@portcullis/client';
+import {
+  createAuthorizedFetch,
+  handleUrlElicitations,
+  mcpTransportOptions,
+  URL_ELICITATION_CAPABILITY,
+  type UrlElicitation,
+} from '@portcullis/client';
 import {
   freePort,
   HeadlessUserAgent,
@@ -9,7 +15,7 @@ import {
   type GithubFake,
   type GithubFakeApp,
 } from '@portcullis/testing';
-import { PersonAtBrowser } from '../support/person.js';
+import { PersonAtBrowser, walk } from '../support/person.js';
 import { reserveResource, startProtectedServer, type ProtectedServer } from '../support/protected-server.js';
 import { proxyCallback, startProxy, type ProxyFixture } from '../support/proxy.fixture.js';
 
@@ -30,6 +36,7 @@ describe('an MCP tool calls GitHub as the user: the protected server exchanges t
   let proxy: ProxyFixture;
   let server: ProtectedServer;
   let client: Client;
+  let authorizedFetch: ReturnType<typeof createAuthorizedFetch>;
   let bearers: () => string[];
 
   beforeAll(async () => {
@@ -70,7 +77,7 @@ describe('an MCP tool calls GitHub as the user: the protected server exchanges t
     const person = new PersonAtBrowser(new HeadlessUserAgent(), 'http://127.0.0.1/callback', {
       login: 'octocat',
     });
-    const authorizedFetch = createAuthorizedFetch({
+    authorizedFetch = createAuthorizedFetch({
       resource: server.resource,
       userAgent: person,
       clientRegistration: { clientName: 'Notes by DCR' },
@@ -145,5 +152,41 @@ describe('an MCP tool calls GitHub as the user: the protected server exchanges t
         where: { userId_connection: { userId: row.userId, connection: 'upstream' } },
       }),
     ).toMatchObject({ accessToken: null, refreshToken: null });
+  });
+
+  it('asks a client that takes URL elicitations to send the user to connect, and answers once they have', async () => {
+    const elicited: UrlElicitation[] = [];
+    const connecting = new Client(
+      { name: 'upstream-whoami-elicitation', version: '1.0.0' },
+      { capabilities: URL_ELICITATION_CAPABILITY },
+    );
+    handleUrlElicitations(connecting, async (elicitation) => {
+      elicited.push(elicitation);
+      // The person opens the link in their browser, presses the button, and signs in at GitHub as themselves.
+      const ua = new HeadlessUserAgent();
+      const page = await ua.get(elicitation.url.href);
+      const result = await walk(ua, await ua.submit(page.form()), 'http://127.0.0.1/nowhere', {
+        login: 'octocat',
+      });
+      expect(result.response.status).toBe(200);
+      return 'completed';
+    });
+    await connecting.connect(
+      new StreamableHTTPClientTransport(new URL(server.resource), mcpTransportOptions(authorizedFetch)),
+    );
+    try {
+      const result = await connecting.callTool({ name: 'upstream_whoami', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      expect(JSON.parse(textOf(result))).toMatchObject({ id: OCTOCAT.id, login: 'octocat' });
+    } finally {
+      await connecting.close();
+    }
+    expect(elicited).toHaveLength(1);
+    expect(elicited[0]!.message).toContain(`Connect your account at ${new URL(github.apiUrl).host}`);
+    expect(`${elicited[0]!.url.origin}${elicited[0]!.url.pathname}`).toBe(
+      `${proxy.issuer}/connections/upstream/connect`,
+    );
+    const row = await proxy.prisma.upstreamToken.findFirstOrThrow({ where: { connection: 'upstream' } });
+    expect(row.reconnectRequiredAt).toBeNull();
   });
 });

@@ -4,13 +4,16 @@ import type {
   PendingAuthorizations,
   RequestParameters,
 } from '@portcullis/authorization';
+import type { ConnectTicket, ConnectTickets } from '../../connections/connect-ticket.service.js';
 import type { SignInCookies } from '../sign-in-cookie.js';
 import type { UpstreamClient, UpstreamSignIn } from '../upstream-client.service.js';
+import type { UpstreamIdentities } from '../upstream-identity.repository.js';
 import type { UpstreamSignInState, UpstreamStates } from '../upstream-state.repository.js';
 
 /**
  * What the upstream callback's checks read and establish, in order: `state` and the sign-in it stands for after
- * the state check, the pending authorization after its check, the upstream's answer last.
+ * the state check, the pending authorization after its check, the upstream's answer, and for a connect the ticket
+ * it completes last.
  */
 export interface CallbackCheckContext {
   readonly params: RequestParameters;
@@ -19,10 +22,14 @@ export interface CallbackCheckContext {
   readonly signInCookies: SignInCookies;
   readonly pendingAuthorizations: PendingAuthorizations;
   readonly upstream: UpstreamClient;
+  readonly identities: UpstreamIdentities;
+  readonly connectTickets: ConnectTickets;
   state?: string;
   signIn?: UpstreamSignInState;
   pending?: PendingAuthorization;
   result?: UpstreamSignIn;
+  /** The connect ticket of a `connect` sign-in, opened and checked against who signed in. */
+  connectTicket?: ConnectTicket;
 }
 
 /**
@@ -46,7 +53,7 @@ export interface CallbackCheck {
 }
 
 /** A field an earlier check established; a missing one is a programming error in the order of the checks. */
-export function established<K extends 'state' | 'signIn' | 'pending' | 'result'>(
+export function established<K extends 'state' | 'signIn' | 'pending' | 'result' | 'connectTicket'>(
   context: CallbackCheckContext,
   key: K,
 ): NonNullable<CallbackCheckContext[K]> {

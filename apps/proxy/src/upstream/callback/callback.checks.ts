@@ -1,6 +1,9 @@
 import type { CallbackCheck } from './callback-check.js';
 import { allowedUserCheck } from './checks/allowed-user.check.js';
 import { browserBindingCheck } from './checks/browser-binding.check.js';
+import { connectIdentityCheck } from './checks/connect-identity.check.js';
+import { connectTicketTakenCheck } from './checks/connect-ticket-taken.check.js';
+import { connectTicketCheck } from './checks/connect-ticket.check.js';
 import { pendingAuthorizationCheck } from './checks/pending-authorization.check.js';
 import { singleParametersCheck } from './checks/single-parameters.check.js';
 import { stateTakenCheck } from './checks/state-taken.check.js';
@@ -10,7 +13,8 @@ import { upstreamResponseCheck } from './checks/upstream-response.check.js';
 /**
  * The upstream callback's checks, in the order they run. Everything the proxy holds is checked before the
  * upstream is asked anything, so a forged or replayed callback costs no upstream request; who may sign in is
- * checked last, once the upstream said who signed in, and before anything is stored.
+ * checked once the upstream said who signed in, and before anything is stored. A connect checks last that the person
+ * is the user its ticket names, and only then uses the ticket up.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.7.1
  * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
@@ -21,6 +25,9 @@ export const CALLBACK_CHECKS: readonly CallbackCheck[] = [
   browserBindingCheck,
   stateTakenCheck,
   pendingAuthorizationCheck,
+  connectTicketCheck,
   upstreamResponseCheck,
   allowedUserCheck,
+  connectIdentityCheck,
+  connectTicketTakenCheck,
 ];

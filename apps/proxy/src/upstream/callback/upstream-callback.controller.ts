@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Logger, Req, Res } from '@nestjs/common';
 import {
   answer,
   AUTHORIZATION_SERVER_OPTIONS,
+  ClientRepository,
   CookieExchange,
   endpointPath,
   InteractionService,
@@ -11,8 +12,15 @@ import {
   SessionService,
   signInRejectedPage,
   type AuthorizationServerOptions,
+  type Decision,
 } from '@portcullis/authorization';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ConnectTickets,
+  requestingApp,
+  type ConnectTicket,
+} from '../../connections/connect-ticket.service.js';
+import { connectedPage } from '../../connections/connect.page.js';
 import { ConsentCookies } from '../../consent/consent-cookie.js';
 import { PROXY_OPTIONS, type ProxyOptions } from '../../proxy.options.js';
 import { SignInCookies } from '../sign-in-cookie.js';
@@ -32,7 +40,8 @@ import { CALLBACK_CHECKS } from './callback.checks.js';
  * remembered in a consent cookie, and the interaction walks on as that user's (`InteractionService.completeSignIn`):
  * to the code, or to the one consent page a flow can still need. No `next` or `return_to`: the only place a
  * browser is sent is the pending request's validated redirect URI, or for a sign-in to the connected apps page,
- * that page (with a session started).
+ * that page (with a session started). A connect (its ticket's user signed in, the ticket used up by the checks)
+ * stores the tokens for the ticket's user and connection, which makes the connection live again, and ends on a page.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#confused-deputy-problem
@@ -54,6 +63,8 @@ export class UpstreamCallbackController {
     private readonly events: SecurityEvents,
     private readonly sessions: SessionService,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly authorization: AuthorizationServerOptions,
+    private readonly connectTickets: ConnectTickets,
+    private readonly clients: ClientRepository,
   ) {}
 
   @Get('upstream/callback')
@@ -66,6 +77,8 @@ export class UpstreamCallbackController {
       signInCookies: this.signInCookies,
       pendingAuthorizations: this.pending,
       upstream: this.upstream,
+      identities: this.identities,
+      connectTickets: this.connectTickets,
     };
     for (const check of CALLBACK_CHECKS) {
       try {
@@ -76,15 +89,40 @@ export class UpstreamCallbackController {
       }
     }
     this.signInCookies.clear(cookies, established(context, 'state'));
-    const decision = await this.#complete(
-      cookies,
-      established(context, 'signIn'),
-      established(context, 'result'),
-    );
+    const signIn = established(context, 'signIn');
+    const result = established(context, 'result');
+    const decision =
+      signIn.purpose === 'connect'
+        ? await this.#connect(established(context, 'connectTicket'), result)
+        : await this.#complete(cookies, signIn, result);
     answer(reply, decision, cookies);
   }
 
-  async #complete(cookies: CookieExchange, signIn: UpstreamSignInState, result: UpstreamSignIn) {
+  /**
+   * The ticket's user signed in upstream (`connect-identity.check.ts`) and the ticket is used up: their tokens become
+   * the connection's. No session is started and the browser is sent nowhere: the page says to go back to the app.
+   */
+  async #connect(ticket: ConnectTicket, result: UpstreamSignIn): Promise<Decision> {
+    await this.tokens.store(ticket.userId, ticket.connection, result.issuer, result);
+    await this.events.record('sign_in.succeeded', {
+      userId: ticket.userId,
+      detail: {
+        upstream: result.issuer,
+        ...(result.provider === 'oidc' ? {} : { provider: result.provider }),
+        page: 'connect',
+        connection: ticket.connection,
+      },
+    });
+    const host = new URL(this.options.upstream.issuer).host;
+    const html = connectedPage({ host, ...(await requestingApp(this.clients, ticket)) });
+    return { kind: 'page', status: 200, html };
+  }
+
+  async #complete(
+    cookies: CookieExchange,
+    signIn: Exclude<UpstreamSignInState, { purpose: 'connect' }>,
+    result: UpstreamSignIn,
+  ) {
     const user = await this.identities.userFor(result, result.displayName, result.profile);
     await this.tokens.store(user.id, SIGN_IN_CONNECTION, result.issuer, result);
     await this.events.record('sign_in.succeeded', {

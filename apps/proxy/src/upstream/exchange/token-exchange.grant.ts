@@ -3,17 +3,23 @@
 // `scope`; no refresh token here) and 2.2.2 (`invalid_request` for a malformed request, `invalid_target` for an
 // audience the server will not issue for); RFC 6749 5.2 `invalid_grant` for a subject token that is not valid, and
 // `unauthorized_client` for a client not allowed the grant. The MCP specification's "Token Passthrough": the token a
-// resource server gets here is the upstream's own, issued to the proxy, never the one the MCP client presented.
-import { Injectable } from '@nestjs/common';
+// resource server gets here is the upstream's own, issued to the proxy, never the one the MCP client presented. A
+// user without a live connection is refused with `invalid_grant` and, in `interaction_uri`, a one-time link for that
+// user alone to connect again (`ConnectTickets`), for the resource server to show them (MCP URL-mode elicitation).
+import { Inject, Injectable } from '@nestjs/common';
 import {
+  AUTHORIZATION_SERVER_OPTIONS,
+  endpointPath,
   IssuedTokens,
   SecurityEvents,
   type AuthenticatedOAuthClient,
+  type AuthorizationServerOptions,
   type RequestParameters,
   type TokenGrant,
 } from '@portcullis/authorization';
 import type { TokenResponse } from '@portcullis/extensions';
 import { OAuthError, parseScope } from '@portcullis/protocol';
+import { connectPath, ConnectTickets } from '../../connections/connect-ticket.service.js';
 import { UpstreamError } from '../upstream.error.js';
 import { ConnectionUnavailable, UpstreamVault } from '../upstream-vault.service.js';
 
@@ -28,7 +34,8 @@ export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token'
  * confidential client whose `resource_server` is one of the proxy's resources, with this grant) presents the access
  * token a user's MCP client gave it, issued by the proxy for that resource, and names a connection as `audience`; it
  * gets that user's current access token of the connection from the vault (refreshed there when needed), so that it
- * can call the provider's API as the user. Every refusal issues nothing and records `token_exchange.refused`.
+ * can call the provider's API as the user. Every refusal issues nothing and records `token_exchange.refused`; the
+ * one for a user without a live connection carries `interaction_uri`, the user's connect link.
  *
  * @see https://www.rfc-editor.org/rfc/rfc8693#section-2
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/security_best_practices#token-passthrough
@@ -41,6 +48,8 @@ export class TokenExchangeGrant implements TokenGrant {
     private readonly issued: IssuedTokens,
     private readonly vault: UpstreamVault,
     private readonly events: SecurityEvents,
+    private readonly tickets: ConnectTickets,
+    @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {}
 
   async handle(
@@ -95,7 +104,19 @@ export class TokenExchangeGrant implements TokenGrant {
           userId,
           detail: { error: 'invalid_grant', reason: error.reason, connection: request.connection },
         });
-        throw new OAuthError('invalid_grant', error.message);
+        // The link is for this user alone: the connect step completes only for a person whose upstream sign-in
+        // is this user's, once, within its lifetime.
+        const ticket = this.tickets.issue({
+          userId,
+          connection: request.connection,
+          clientId: client.clientId,
+        });
+        const link = new URL(
+          endpointPath(this.options.issuer, connectPath(request.connection)),
+          this.options.issuer,
+        );
+        link.searchParams.set('ticket', ticket);
+        throw new OAuthError('invalid_grant', error.message, { members: { interaction_uri: link.href } });
       }
       if (error instanceof UpstreamError) {
         throw new OAuthError(
