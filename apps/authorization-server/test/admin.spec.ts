@@ -388,6 +388,36 @@ describe('portcullis-admin users and keys', () => {
     expect((await run({}, 'users', 'delete')).code).toBe(2);
   });
 
+  it("deletes a proxy user's upstream identities and the vault's tokens with the user, and nobody else's", async () => {
+    const { user } = await signedInUser('dora');
+    const { user: other } = await signedInUser('erik');
+    for (const owner of [user, other]) {
+      await prisma().upstreamIdentity.create({
+        data: {
+          provider: 'github',
+          issuer: 'https://api.github.com',
+          subject: owner.username,
+          userId: owner.id,
+          lastSignInAt: new Date(),
+        },
+      });
+      await prisma().upstreamToken.create({
+        data: {
+          userId: owner.id,
+          connection: 'upstream',
+          issuer: 'https://api.github.com',
+          accessToken: 'v1.sealed',
+          scopes: [],
+        },
+      });
+    }
+    expect((await run({}, 'users', 'delete', 'dora')).code).toBe(0);
+    expect(await prisma().upstreamIdentity.count({ where: { userId: user.id } })).toBe(0);
+    expect(await prisma().upstreamToken.count({ where: { userId: user.id } })).toBe(0);
+    expect(await prisma().upstreamIdentity.count({ where: { userId: other.id } })).toBe(1);
+    expect(await prisma().upstreamToken.count({ where: { userId: other.id } })).toBe(1);
+  });
+
   it('sets a password, given or generated and shown once, and signs the user out everywhere', async () => {
     const { user } = await signedInUser('carol');
     const given = await run({}, 'users', 'set-password', 'carol', '--password', 'new password');

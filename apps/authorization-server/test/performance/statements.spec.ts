@@ -1,7 +1,8 @@
-// How many statements the authorization server sends PostgreSQL for one refresh with rotation (RFC 9700 4.14.2),
-// counted on the wire by a relay between the server and its real PostgreSQL (statement-counter.ts: each simple
-// Query and each Execute is one statement, so BEGIN and COMMIT count). Warm: a first refresh has read the client
-// (cached for a few seconds per instance) and used the signing key; the counted refresh follows at once.
+// How many statements the authorization server sends PostgreSQL for one refresh with rotation (RFC 9700 4.14.2)
+// and for one authorization code redemption (RFC 6749 4.1.3), counted on the wire by a relay between the server and
+// its real PostgreSQL (statement-counter.ts: each simple Query and each Execute is one statement, so BEGIN and
+// COMMIT count). Warm: an earlier token request has read the client (cached for a few seconds per instance) and used
+// the signing key; the counted request follows at once.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
@@ -10,6 +11,7 @@ import {
   startDatabase,
   type TestDatabase,
 } from '@portcullis/testing';
+import { decodeJwt } from 'jose';
 import {
   codeFor,
   codeForm,
@@ -32,6 +34,12 @@ import { startStatementCounter, type StatementCounter } from './statement-counte
 
 /** At most this many statements per refresh (today: one read of the token, its family and session; one rotation). */
 const REFRESH_STATEMENTS = 3;
+
+/**
+ * At most this many statements per code redemption (today: one read of the code with its grant; one redemption that
+ * consumes the code and stores the tokens).
+ */
+const CODE_STATEMENTS = 3;
 
 /** How the server stores a refresh token: its SHA-256, base64url. */
 const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('base64url');
@@ -134,36 +142,144 @@ describeWithPostgres.each([
   });
 });
 
-describeWithPostgres('statements sent to PostgreSQL per refresh with a DPoP proof (EXTENSIONS=dpop)', () => {
-  const server = countingServer({ EXTENSIONS: 'dpop' });
-
-  it(`takes at most ${REFRESH_STATEMENTS}, the proof's jti included, and keeps the key binding`, async () => {
-    const { as, counter } = server;
-    const user = await as.createUser();
-    const client = await as.createClient();
-    const key = await dpopKey();
-    const issued = await codeFor(as, client, user);
-    const redeemed = await tokenRequestWithProof(
-      as,
-      codeForm(client, issued),
-      await proof(key, tokenEndpoint(as)),
-    );
-    expect(redeemed.status).toBe(200);
-    const warm = await tokenRequestWithProof(
-      as,
-      refreshForm(client, redeemed.body['refresh_token'] as string),
-      await proof(key, tokenEndpoint(as)),
+describeWithPostgres('statements sent to PostgreSQL per authorization code redemption', () => {
+  const server = countingServer({});
+  let user: { username: string; password: string };
+  let client: TestClient;
+  beforeAll(async () => {
+    user = await server.as.createUser();
+    client = await server.as.createClient();
+    // Warm: one whole flow has read the client and used the signing key.
+    const request = authorizationRequest(server.as, client);
+    const warm = await redeem(
+      server.as,
+      client,
+      await authorize(new HeadlessUserAgent(), request, user, client),
+      request,
     );
     expect(warm.status).toBe(200);
+  });
 
-    const form = refreshForm(client, warm.body['refresh_token'] as string);
-    const dpop = await proof(key, tokenEndpoint(as));
-    const { statements, body } = await counted(counter, () => tokenRequestWithProof(as, form, dpop));
-    expectAtMost(REFRESH_STATEMENTS, statements);
-    expect(body['token_type']).toBe('DPoP');
-    const successor = await as.prisma.refreshToken.findUniqueOrThrow({
+  /** The statements of redeeming a fresh code of `overrides`' authorization request, with what it stored. */
+  async function countedRedemption(overrides: Record<string, string>) {
+    const request = authorizationRequest(server.as, client, overrides);
+    const callback = await authorize(new HeadlessUserAgent(), request, user, client);
+    const result = await counted(server.counter, () => redeem(server.as, client, callback, request));
+    const code = await server.as.prisma.authorizationCode.findUniqueOrThrow({
+      where: { codeHash: tokenHash(callback.searchParams.get('code')!) },
+    });
+    return { ...result, code, request, callback };
+  }
+
+  it(`takes at most ${CODE_STATEMENTS}, and redeems the code whole`, async () => {
+    const { statements, body, code, request, callback } = await countedRedemption({ scope: 'notes:read' });
+    expectAtMost(CODE_STATEMENTS, statements);
+    // What was counted is a whole redemption: the code used up, the access token and the refresh token stored.
+    expect(code.consumedAt).not.toBeNull();
+    const { jti } = decodeJwt(body['access_token'] as string);
+    expect(await server.as.prisma.accessToken.findUniqueOrThrow({ where: { jti: jti! } })).toMatchObject({
+      grantId: code.grantId,
+      clientId: client.clientId,
+      scopes: ['notes:read'],
+      revokedAt: null,
+    });
+    const refresh = await server.as.prisma.refreshToken.findUniqueOrThrow({
       where: { tokenHash: tokenHash(body['refresh_token'] as string) },
     });
-    expect(successor.confirmation).toEqual({ jkt: key.jkt });
+    expect(refresh).toMatchObject({ grantId: code.grantId, scopes: ['notes:read'], consumedAt: null });
+    expect(refresh.confirmation).toBeNull();
+    expect(body['id_token']).toBeUndefined();
+    // Still single use: presented again, it is refused and its grant revoked with what it issued.
+    const replayed = await redeem(server.as, client, callback, request);
+    expect(replayed.status).toBe(400);
+    expect(replayed.body['error']).toBe('invalid_grant');
+    const grant = await server.as.prisma.authorizationGrant.findUniqueOrThrow({
+      where: { id: code.grantId },
+    });
+    expect(grant.revokedAt).not.toBeNull();
+    expect(
+      await server.as.prisma.accessToken.count({ where: { grantId: code.grantId, revokedAt: null } }),
+    ).toBe(0);
+  });
+
+  it(`takes at most ${CODE_STATEMENTS} with an ID token and its nonce`, async () => {
+    const { statements, body } = await countedRedemption({
+      scope: 'openid notes:read',
+      nonce: 'n-0S6_WzA2Mj',
+    });
+    expectAtMost(CODE_STATEMENTS, statements);
+    expect(decodeJwt(body['id_token'] as string)).toMatchObject({
+      aud: client.clientId,
+      nonce: 'n-0S6_WzA2Mj',
+    });
   });
 });
+
+describeWithPostgres(
+  'statements sent to PostgreSQL per token request with a DPoP proof (EXTENSIONS=dpop)',
+  () => {
+    const server = countingServer({ EXTENSIONS: 'dpop' });
+
+    it(`takes at most ${REFRESH_STATEMENTS} per refresh, the proof's jti included, and keeps the key binding`, async () => {
+      const { as, counter } = server;
+      const user = await as.createUser();
+      const client = await as.createClient();
+      const key = await dpopKey();
+      const issued = await codeFor(as, client, user);
+      const redeemed = await tokenRequestWithProof(
+        as,
+        codeForm(client, issued),
+        await proof(key, tokenEndpoint(as)),
+      );
+      expect(redeemed.status).toBe(200);
+      const warm = await tokenRequestWithProof(
+        as,
+        refreshForm(client, redeemed.body['refresh_token'] as string),
+        await proof(key, tokenEndpoint(as)),
+      );
+      expect(warm.status).toBe(200);
+
+      const form = refreshForm(client, warm.body['refresh_token'] as string);
+      const dpop = await proof(key, tokenEndpoint(as));
+      const { statements, body } = await counted(counter, () => tokenRequestWithProof(as, form, dpop));
+      expectAtMost(REFRESH_STATEMENTS, statements);
+      expect(body['token_type']).toBe('DPoP');
+      const successor = await as.prisma.refreshToken.findUniqueOrThrow({
+        where: { tokenHash: tokenHash(body['refresh_token'] as string) },
+      });
+      expect(successor.confirmation).toEqual({ jkt: key.jkt });
+    });
+
+    it(`takes at most ${CODE_STATEMENTS} per redemption of a code bound with dpop_jkt, the proof's jti included`, async () => {
+      const { as, counter } = server;
+      const user = await as.createUser();
+      const client = await as.createClient();
+      const key = await dpopKey();
+      // Warm: a first redemption with a proof has read the client and used the signing key.
+      const first = await codeFor(as, client, user);
+      const warm = await tokenRequestWithProof(
+        as,
+        codeForm(client, first),
+        await proof(key, tokenEndpoint(as)),
+      );
+      expect(warm.status).toBe(200);
+
+      const issued = await codeFor(as, client, user, { dpop_jkt: key.jkt });
+      const form = codeForm(client, issued);
+      const dpop = await proof(key, tokenEndpoint(as));
+      const { statements, body } = await counted(counter, () => tokenRequestWithProof(as, form, dpop));
+      expectAtMost(CODE_STATEMENTS, statements);
+      expect(body['token_type']).toBe('DPoP');
+      expect(decodeJwt(body['access_token'] as string)['cnf']).toEqual({ jkt: key.jkt });
+      // A public client's refresh token is bound to the proof's key (RFC 9449 5).
+      const refresh = await as.prisma.refreshToken.findUniqueOrThrow({
+        where: { tokenHash: tokenHash(body['refresh_token'] as string) },
+      });
+      expect(refresh.confirmation).toEqual({ jkt: key.jkt });
+      const code = await as.prisma.authorizationCode.findUniqueOrThrow({
+        where: { codeHash: tokenHash(issued.code) },
+      });
+      expect(code.consumedAt).not.toBeNull();
+    });
+  },
+);

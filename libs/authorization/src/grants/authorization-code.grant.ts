@@ -6,8 +6,11 @@
 // every binding failure, saying no more than needed), RFC 9449 10 (a code bound with `dpop_jkt` needs a proof of
 // that key: proof-binding.check.ts), RFC 9449 5 (a public client's refresh token is bound to the proof's key;
 // the access token to the proof's key, whoever the client). Every check that can refuse runs before the code is
-// consumed, so a refused request leaves it redeemable and only a code actually redeemed counts as replayed; the code
-// is consumed in the same transaction that stores the tokens issued for it.
+// consumed, so a refused request leaves it redeemable and only a code actually redeemed counts as replayed: the code
+// and its grant are read in one statement, the tokens are minted (extensions' token claims included), and one more
+// statement consumes the code, only while it is unused, unexpired and its grant not revoked, together with storing
+// the tokens issued for it, or does nothing. A code redeemed already, presented again or by the loser of a race,
+// revokes its grant and every token the grant issued (RFC 6749 4.1.2, RFC 9700 4.2.4).
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import {
@@ -16,13 +19,13 @@ import {
   OAuthError,
   verifyCodeChallenge,
 } from '@portcullis/protocol';
-import { UnitOfWork } from '@portcullis/persistence';
+import type { AuthorizationCode, AuthorizationGrant } from '@portcullis/persistence';
 import type { AuthenticatedOAuthClient } from '../clients/client-authentication.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 import { SecurityEvents } from '../events/security-events.js';
 import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
-import { GrantRepository, type CodeRedemption } from '../tokens/grant.repository.js';
-import { TokenIssuer } from '../tokens/token-issuer.service.js';
+import { GrantRepository } from '../tokens/grant.repository.js';
+import { TokenIssuer, type TokenRequest } from '../tokens/token-issuer.service.js';
 import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
 import type { TokenGrant } from './token-grant.js';
 
@@ -35,7 +38,6 @@ export class AuthorizationCodeGrant implements TokenGrant {
   constructor(
     private readonly grants: GrantRepository,
     private readonly issuer: TokenIssuer,
-    private readonly work: UnitOfWork,
     private readonly metrics: AuthorizationMetrics,
     private readonly events: SecurityEvents,
   ) {}
@@ -52,15 +54,16 @@ export class AuthorizationCodeGrant implements TokenGrant {
     if (!isCodeVerifier(verifier)) throw new OAuthError('invalid_request', 'code_verifier is malformed');
 
     // Bindings first, without consuming: a request that could never redeem the code must not burn it.
-    const stored = await this.grants.findCode(code);
-    if (!stored) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    const found = await this.grants.findCodeGrant(code);
+    if (!found) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    const { code: stored, grant } = found;
     // The client binding first: another client presenting a used code must not revoke this client's grant.
     if (stored.clientId !== client.clientId) {
       throw new OAuthError('invalid_grant', 'authorization code is invalid');
     }
     // The key binding before the replay check too: a code thief without the key can neither use nor revoke it.
     assertProofOfBoundKey(storedConfirmation(stored.confirmation), proof, 'authorization code');
-    if (stored.consumedAt) return this.#replayed(stored.grantId, client.clientId);
+    if (stored.consumedAt) return this.#replayed(stored.grantId, client.clientId, grant);
     const redirectUri = params.get('redirect_uri');
     if (
       stored.redirectUriSent
@@ -72,36 +75,42 @@ export class AuthorizationCodeGrant implements TokenGrant {
     if (!verifyCodeChallenge(verifier, stored.codeChallenge, 'S256')) {
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     }
-    const family = await this.grants.findGrant(stored.grantId);
-    if (!family) throw new OAuthError('invalid_grant', 'authorization code is invalid');
-    assertSameResource(params.resources, family.resource);
+    if (!grant) throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    assertSameResource(params.resources, grant.resource);
+    // Expired, or its grant revoked: refused without consuming anything (the redemption would not consume it either).
+    if (stored.expiresAt.getTime() <= Date.now() || grant.revokedAt) {
+      throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    }
 
-    // The code is used up together with what it is exchanged for, or not at all: a failure before the commit (the
-    // database gone, an extension's claims refused) leaves it redeemable.
-    const outcome = await this.work.run(async () => {
-      const redemption = await this.grants.redeemCode(stored);
-      if (redemption.outcome !== 'redeemed') return redemption;
-      // Read after the redemption, so a revocation that raced it is seen.
-      const { grant } = redemption;
-      if (grant.revokedAt) throw new OAuthError('invalid_grant', 'authorization code is invalid');
-      return { outcome: 'issued' as const, response: await this.#issue(redemption, client, method, proof) };
+    // Minted before anything is consumed, so a refusal here (an extension's claims) leaves the code redeemable.
+    const minted = await this.issuer.mint(this.#tokenRequest(stored, grant, client, method, proof));
+    // The code is used up together with storing what it is exchanged for, in one statement, or not at all; a
+    // revocation that committed before it is seen by it (not consumed: invalid_grant).
+    const outcome = await this.grants.redeemCode(stored, {
+      accessToken: minted.accessToken,
+      ...(minted.refreshToken ? { refreshToken: minted.refreshToken } : {}),
     });
-    if (outcome.outcome === 'replayed') return this.#replayed(outcome.grantId, client.clientId);
-    if (outcome.outcome !== 'issued') throw new OAuthError('invalid_grant', 'authorization code is invalid');
-    return outcome.response;
+    // Lost a race with another redemption, which has committed: the same as arriving after it.
+    if (outcome.outcome === 'replayed') return this.#replayed(outcome.grantId, client.clientId, grant);
+    if (outcome.outcome !== 'redeemed') {
+      throw new OAuthError('invalid_grant', 'authorization code is invalid');
+    }
+    this.issuer.issued(this.grantType);
+    return minted.response;
   }
 
-  #issue(
-    { code, grant }: Extract<CodeRedemption, { outcome: 'redeemed' }>,
+  #tokenRequest(
+    code: AuthorizationCode,
+    grant: AuthorizationGrant,
     client: AuthenticatedOAuthClient['client'],
     method: AuthenticatedOAuthClient['method'],
     proof: TokenRequestProof | undefined,
-  ): Promise<TokenResponse> {
+  ): TokenRequest {
     const refreshable = client.grantTypes.includes('refresh_token');
     // RFC 9449 5: a public client's refresh token is bound to the proof's key; a confidential client's is bound to
     // the client by its authentication already.
     const refreshConfirmation = method === 'none' ? proof?.confirmation : undefined;
-    return this.issuer.issue({
+    return {
       grantType: this.grantType,
       client: { clientId: client.clientId, metadata: client.metadata },
       subject: grant.userId,
@@ -126,18 +135,18 @@ export class AuthorizationCodeGrant implements TokenGrant {
           }
         : {}),
       ...(proof ? { proof } : {}),
-    });
+    };
   }
 
   #idleSeconds(): number {
     return this.issuer.lifetimes().refreshTokenIdle;
   }
 
-  async #replayed(grantId: string, clientId: string): Promise<never> {
+  /** A code used before: revokes its grant and every token of it, and records the security event. */
+  async #replayed(grantId: string, clientId: string, grant: AuthorizationGrant | null): Promise<never> {
     this.#logger.warn(`authorization code replayed: revoking grant ${grantId}`);
     this.metrics.authorizationCodeReplayed();
     await this.grants.revokeGrant(grantId);
-    const grant = await this.grants.findGrant(grantId);
     await this.events.record('authorization_code.replayed', {
       clientId,
       ...(grant ? { userId: grant.userId } : {}),

@@ -11,6 +11,16 @@ import {
   type LoginSession,
   type RefreshToken,
 } from '@portcullis/persistence';
+import {
+  codeGrantOf,
+  codeOf,
+  GRANT_COLUMNS,
+  grantOf,
+  refreshTokenOf,
+  sessionOf,
+  type CodeGrantRow,
+  type RefreshFamilyRow,
+} from './grant-rows.js';
 
 /** SHA-256, base64url: how codes and refresh tokens are stored, so a database reader cannot use them. */
 export function tokenHash(token: string): string {
@@ -50,11 +60,22 @@ export interface NewCode {
   expiresAt: Date;
 }
 
+/** An authorization code with its grant, as stored. */
+export interface CodeGrant {
+  code: AuthorizationCode;
+  /** Null when the grant's row is gone. */
+  grant: AuthorizationGrant | null;
+}
+
+/** What a code redemption stores: the access token and, when one was issued, the refresh token. */
+export interface Redemption {
+  accessToken: IssuedAccessToken;
+  refreshToken?: NewRefreshToken;
+}
+
 /** The outcome of redeeming a code: redeemed now, or why not. */
 export type CodeRedemption =
-  | { outcome: 'redeemed'; code: AuthorizationCode; grant: AuthorizationGrant }
-  | { outcome: 'unknown' | 'expired' }
-  | { outcome: 'replayed'; grantId: string };
+  { outcome: 'redeemed' } | { outcome: 'unknown' | 'expired' } | { outcome: 'replayed'; grantId: string };
 
 /** The record of an issued access token, by `jti` (what revocation and introspection look up). */
 export interface IssuedAccessToken {
@@ -100,8 +121,8 @@ export type RefreshRotation =
 /**
  * Grants (one authorization and every token descended from it), their codes and refresh tokens, and the record of
  * issued access tokens. Single use is decided by the database: a conditional update that only one of any number
- * of concurrent requests can win. Every statement runs in the caller's unit of work when one is in progress, so a
- * grant consumes its code or refresh token and stores what it issues in one transaction.
+ * of concurrent requests can win, in the same statement that stores what the code or refresh token is exchanged
+ * for. Every statement runs in the caller's unit of work when one is in progress.
  */
 @Injectable()
 export class GrantRepository {
@@ -145,31 +166,69 @@ export class GrantRepository {
     return value;
   }
 
-  /** Finds a code without consuming it, for the binding checks that come first. */
-  findCode(code: string): Promise<AuthorizationCode | null> {
-    return this.#db.authorizationCode.findUnique({ where: { codeHash: tokenHash(code) } });
+  /**
+   * An authorization code with its grant, in one statement, without consuming it: everything a redemption decides
+   * on before it redeems. Null when the code is not stored.
+   */
+  async findCodeGrant(code: string): Promise<CodeGrant | null> {
+    const rows = await this.#db.$queryRaw<CodeGrantRow[]>`
+      SELECT c.code_hash, c.grant_id, c.client_id, c.redirect_uri, c.redirect_uri_sent, c.code_challenge, c.nonce,
+             c.confirmation, c.expires_at, c.consumed_at, c.created_at, ${GRANT_COLUMNS}
+        FROM authorization_codes c
+        LEFT JOIN grants g ON g.id = c.grant_id
+       WHERE c.code_hash = ${tokenHash(code)}`;
+    const row = rows[0];
+    return row ? { code: codeOf(row), grant: codeGrantOf(row) } : null;
   }
 
   /**
-   * Marks a code found by {@link findCode} used, atomically: of concurrent redemptions exactly one sees
-   * `redeemed`; the others, and every later one, see `replayed`. In a unit of work, a redemption rolled back
-   * leaves the code redeemable.
+   * Redeems a code found by {@link findCodeGrant}, in one statement: consumes it, only while it is unused, unexpired
+   * and its grant not revoked (so a revocation that committed before is seen without reading the grant again), and
+   * only then stores the access token and the refresh token issued for it. Of concurrent redemptions exactly one
+   * sees `redeemed`: the others wait for its row lock, then find the code used and see `replayed`, as does every
+   * later one (RFC 6749 4.1.2). A statement that fails stores nothing and leaves the code redeemable.
+   *
+   * @see https://www.postgresql.org/docs/15/queries-with.html#QUERIES-WITH-MODIFYING
    */
-  async redeemCode(stored: AuthorizationCode, now = new Date()): Promise<CodeRedemption> {
-    const { count } = await this.#db.authorizationCode.updateMany({
-      where: { codeHash: stored.codeHash, consumedAt: null, expiresAt: { gt: now } },
-      data: { consumedAt: now },
-    });
-    if (count === 1) {
-      const grant = await this.#db.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
-      return { outcome: 'redeemed', code: { ...stored, consumedAt: now }, grant };
-    }
-    // Lost the race or too late: which one decides whether the grant must be revoked.
+  async redeemCode(
+    stored: AuthorizationCode,
+    { accessToken, refreshToken }: Redemption,
+    now = new Date(),
+  ): Promise<CodeRedemption> {
+    const refresh = refreshToken
+      ? Prisma.sql`, refresh AS (
+          INSERT INTO refresh_tokens (token_hash, grant_id, scopes, expires_at, confirmation)
+          SELECT ${refreshToken.tokenHash}::text, c.grant_id, ${refreshToken.scopes}::text[],
+                 ${refreshToken.expiresAt}::timestamptz, ${jsonText(refreshToken.confirmation)}::jsonb
+            FROM consumed c
+          RETURNING 1
+        )`
+      : Prisma.empty;
+    const rows = await this.#db.$queryRaw<{ redeemed: number }[]>`
+      WITH consumed AS (
+        UPDATE authorization_codes c
+           SET consumed_at = ${now}::timestamptz
+         WHERE c.code_hash = ${stored.codeHash} AND c.consumed_at IS NULL
+           AND c.expires_at > ${now}::timestamptz
+           AND EXISTS (SELECT 1 FROM grants g WHERE g.id = c.grant_id AND g.revoked_at IS NULL)
+        RETURNING c.grant_id
+      ), access AS (
+        INSERT INTO access_tokens (jti, grant_id, client_id, subject, audience, scopes, expires_at)
+        SELECT ${accessToken.jti}::text, c.grant_id, ${accessToken.clientId}::text,
+               ${accessToken.subject}::text, ${accessToken.audience}::text, ${accessToken.scopes}::text[],
+               ${accessToken.expiresAt}::timestamptz
+          FROM consumed c
+        RETURNING 1
+      )${refresh}
+      SELECT (SELECT count(*) FROM consumed)::int AS redeemed`;
+    if (rows[0]?.redeemed === 1) return { outcome: 'redeemed' };
+    // Lost to another redemption, or not redeemable: which one decides whether the grant must be revoked.
     const row = await this.#db.authorizationCode.findUnique({
       where: { codeHash: stored.codeHash },
       select: { consumedAt: true },
     });
     if (!row) return { outcome: 'unknown' };
+    // Unused but not redeemable: expired, or its grant revoked meanwhile.
     return row.consumedAt ? { outcome: 'replayed', grantId: stored.grantId } : { outcome: 'expired' };
   }
 
@@ -217,53 +276,14 @@ export class GrantRepository {
   async findRefreshFamily(token: string): Promise<RefreshFamily | null> {
     const rows = await this.#db.$queryRaw<RefreshFamilyRow[]>`
       SELECT r.token_hash, r.grant_id, COALESCE(r.scopes, '{}') AS scopes, r.confirmation, r.expires_at,
-             r.consumed_at, r.successor_hash, r.replay, r.created_at,
-             g.client_id AS g_client_id, g.user_id AS g_user_id, g.resource AS g_resource,
-             COALESCE(g.scopes, '{}') AS g_scopes, g.session_id AS g_session_id,
-             g.offline_access AS g_offline_access, g.auth_time AS g_auth_time, COALESCE(g.amr, '{}') AS g_amr,
-             g.authorization_request AS g_authorization_request, g.attachments AS g_attachments,
-             g.absolute_expires_at AS g_absolute_expires_at, g.revoked_at AS g_revoked_at,
-             g.created_at AS g_created_at,
+             r.consumed_at, r.successor_hash, r.replay, r.created_at, ${GRANT_COLUMNS},
              s.id AS s_id, s.expires_at AS s_expires_at, s.revoked_at AS s_revoked_at
         FROM refresh_tokens r
         JOIN grants g ON g.id = r.grant_id
         LEFT JOIN login_sessions s ON s.id = g.session_id
        WHERE r.token_hash = ${tokenHash(token)}`;
     const row = rows[0];
-    if (!row) return null;
-    return {
-      token: {
-        tokenHash: row.token_hash,
-        grantId: row.grant_id,
-        scopes: row.scopes,
-        confirmation: row.confirmation,
-        expiresAt: row.expires_at,
-        consumedAt: row.consumed_at,
-        successorHash: row.successor_hash,
-        replay: row.replay,
-        createdAt: row.created_at,
-      },
-      grant: {
-        id: row.grant_id,
-        clientId: row.g_client_id,
-        userId: row.g_user_id,
-        resource: row.g_resource,
-        scopes: row.g_scopes,
-        sessionId: row.g_session_id,
-        offlineAccess: row.g_offline_access,
-        authTime: row.g_auth_time,
-        amr: row.g_amr,
-        authorizationRequest: row.g_authorization_request,
-        attachments: row.g_attachments,
-        absoluteExpiresAt: row.g_absolute_expires_at,
-        revokedAt: row.g_revoked_at,
-        createdAt: row.g_created_at,
-      },
-      session:
-        row.s_id === null || row.s_expires_at === null
-          ? null
-          : { id: row.s_id, expiresAt: row.s_expires_at, revokedAt: row.s_revoked_at },
-    };
+    return row ? { token: refreshTokenOf(row), grant: grantOf(row), session: sessionOf(row) } : null;
   }
 
   /**
@@ -393,33 +413,4 @@ function jsonOrNull(value: object | undefined): Prisma.InputJsonObject | typeof 
 /** A JSON object as the text of a `jsonb` parameter of a raw statement: SQL NULL when there is none. */
 function jsonText(value: object | undefined): string | null {
   return value === undefined ? null : JSON.stringify(value);
-}
-
-/** A row of `findRefreshFamily`: the token's columns, its grant's (`g_`), its session's (`s_`). */
-interface RefreshFamilyRow {
-  token_hash: string;
-  grant_id: string;
-  scopes: string[];
-  confirmation: Prisma.JsonValue;
-  expires_at: Date;
-  consumed_at: Date | null;
-  successor_hash: string | null;
-  replay: string | null;
-  created_at: Date;
-  g_client_id: string;
-  g_user_id: string;
-  g_resource: string;
-  g_scopes: string[];
-  g_session_id: string | null;
-  g_offline_access: boolean;
-  g_auth_time: Date;
-  g_amr: string[];
-  g_authorization_request: Prisma.JsonValue;
-  g_attachments: Prisma.JsonValue;
-  g_absolute_expires_at: Date;
-  g_revoked_at: Date | null;
-  g_created_at: Date;
-  s_id: string | null;
-  s_expires_at: Date | null;
-  s_revoked_at: Date | null;
 }
