@@ -15,7 +15,12 @@ import { runCli } from './support/run-cli.js';
  * comes back without the user having been there.
  */
 async function startConnectingServer() {
-  const state = { connected: false, calls: 0, capabilities: [] as unknown[] };
+  const state = {
+    connected: false,
+    calls: 0,
+    capabilities: [] as unknown[],
+    message: 'Connect your GitHub account.',
+  };
   let base = '';
   const tools = () => {
     const server = new McpServer({ name: 'connecting', version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -30,7 +35,7 @@ async function startConnectingServer() {
         inputRequests: {
           connect: inputRequired.elicitUrl({
             url: `${base}/connect`,
-            message: 'Connect your GitHub account.',
+            message: state.message,
           }),
         },
       });
@@ -71,6 +76,7 @@ describe('portcullis call and a server that needs the person at a URL first (URL
     stub.state.connected = false;
     stub.state.calls = 0;
     stub.state.capabilities = [];
+    stub.state.message = 'Connect your GitHub account.';
   });
 
   const env = () => ({ PORTCULLIS_HOME: home });
@@ -92,6 +98,14 @@ describe('portcullis call and a server that needs the person at a URL first (URL
     expect(stub.state.calls).toBe(2);
     // The client declared that it takes URL elicitations.
     expect(stub.state.capabilities[0]).toMatchObject({ elicitation: { url: {} } });
+  });
+
+  it('prints no escape sequence the server put in its message', async () => {
+    stub.state.message = 'Connect \u001b[8mhidden\u001b[0m\nFake URL: https://evil.example';
+    const result = await runCli(['call', stub.url, 'whoami', '--headless'], env());
+    expect(result.stderr).not.toContain('\u001b');
+    expect(result.stderr).toContain('Connect \uFFFD[8mhidden\uFFFD[0m Fake URL: https://evil.example');
+    expect(result.stderr).toContain(new URL('/connect', stub.url).href);
   });
 
   it('asks before opening the browser, and opens nothing when the person says no', async () => {

@@ -26,6 +26,8 @@ const SECRET_NAMES = new Set([
   'assertion',
   'subject_token',
   'actor_token',
+  // The proxy's one-time connect links (`/connections/<name>/connect?ticket=`).
+  'ticket',
   'token',
   'password',
   'authorization',

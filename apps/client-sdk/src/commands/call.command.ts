@@ -26,12 +26,23 @@ function parseArguments(json: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Prints a tool result: text content as is, anything else as JSON. */
+/**
+ * `text` without what a terminal would act on: escape sequences and other control characters (a server's text could
+ * hide or rewrite the lines around it), newlines and tabs kept.
+ */
+export function terminalSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\uFFFD');
+}
+
+/** Prints a tool result: text content as is (without control characters), anything else as JSON. */
 export function printToolResult(output: Output, content: readonly unknown[], structured: unknown): void {
   for (const item of content) {
     const block = item as { type?: unknown; text?: unknown };
     output.result(
-      block.type === 'text' && typeof block.text === 'string' ? block.text : JSON.stringify(item),
+      block.type === 'text' && typeof block.text === 'string'
+        ? terminalSafe(block.text)
+        : JSON.stringify(item),
     );
   }
   if (content.length === 0 && structured !== undefined) output.result(JSON.stringify(structured, null, 2));
@@ -48,7 +59,9 @@ function urlElicitationAtTerminal(
   headless: boolean,
 ): UrlElicitationHandler {
   return async ({ message, url }) => {
-    output.info(`  · ${message || 'The server asks you to visit a page first.'}\n    ${url.href}`);
+    // The server's words, on one line, bounded; then the whole URL, which the URL parser has already encoded.
+    const said = terminalSafe(message.replace(/[\r\n\t]+/g, ' ')).slice(0, 300);
+    output.info(`  · ${said || 'The server asks you to visit a page first.'}\n    ${url.href}`);
     if (!ask) return 'declined';
     if (!headless) {
       const open = await ask(`  Open ${url.host} in your browser? [y/N] `);

@@ -20,6 +20,26 @@ export type StoredConnection =
   /** The provider refused to refresh it (`invalid_grant`) at `since`: the user must connect again. */
   | { readonly live: false; readonly issuer: string; readonly since: Date };
 
+/** One of a user's connections as the account page lists it: what it is and how it stands, never its tokens. */
+export interface ConnectionSummary {
+  readonly connection: string;
+  readonly issuer: string;
+  readonly scopes: readonly string[];
+  readonly lastUsedAt?: Date;
+  /** When the provider refused to refresh it: the user must connect again. */
+  readonly reconnectRequiredAt?: Date;
+  /** Whether it holds an access token still (not once the provider refused a refresh). */
+  readonly hasTokens: boolean;
+}
+
+/** Another instance held the connection's refresh lock for longer than the upstream timeout. */
+export class RefreshLockTimeout extends Error {
+  constructor(connection: string, options?: { cause?: unknown }) {
+    super(`the refresh of ${connection} by another instance did not end in time`, options);
+    this.name = 'RefreshLockTimeout';
+  }
+}
+
 /** What `UpstreamTokens.refreshLocked`'s `refresh` decides under the lock. */
 export type RefreshOutcome =
   | { readonly kind: 'refreshed'; readonly tokens: UpstreamTokenSet }
@@ -83,6 +103,34 @@ export class UpstreamTokens {
     return row ? this.#open(userId, row) : undefined;
   }
 
+  /** Every connection of the user, the sign-in provider's first, then by name; the tokens stay sealed and unread. */
+  async connections(userId: string): Promise<ConnectionSummary[]> {
+    const rows = await this.prisma.upstreamToken.findMany({
+      where: { userId },
+      select: {
+        connection: true,
+        issuer: true,
+        scopes: true,
+        lastUsedAt: true,
+        reconnectRequiredAt: true,
+        accessToken: true,
+      },
+      orderBy: { connection: 'asc' },
+    });
+    return rows
+      .map((row) => ({
+        connection: row.connection,
+        issuer: row.issuer,
+        scopes: row.scopes,
+        ...(row.lastUsedAt ? { lastUsedAt: row.lastUsedAt } : {}),
+        ...(row.reconnectRequiredAt ? { reconnectRequiredAt: row.reconnectRequiredAt } : {}),
+        hasTokens: row.accessToken !== null,
+      }))
+      .sort(
+        (a, b) => Number(b.connection === SIGN_IN_CONNECTION) - Number(a.connection === SIGN_IN_CONNECTION),
+      );
+  }
+
   /** Records that the connection was used now (for the account page). */
   async touch(userId: string, connection: string, at = new Date()): Promise<void> {
     await this.prisma.upstreamToken.updateMany({
@@ -96,7 +144,9 @@ export class UpstreamTokens {
    * per user and connection across every instance on the database: a second caller waits, then sees the tokens the
    * first one stored. `refresh` gets the connection as it is under the lock and says what to store: new tokens
    * (a rotated refresh token replaces the old one), the connection lost (its tokens erased, the user must connect
-   * again), or nothing. The lock is held at most `timeoutMs`.
+   * again), or nothing. A caller waits for the lock at most `timeoutMs` (PostgreSQL's `lock_timeout`; then
+   * {@link RefreshLockTimeout}) and `refresh` must end within `timeoutMs` too, so a refresh the provider answered
+   * always has the time to be stored: a rotated refresh token is never lost to the transaction's deadline.
    */
   async refreshLocked(
     userId: string,
@@ -106,12 +156,23 @@ export class UpstreamTokens {
   ): Promise<StoredConnection | undefined> {
     return this.prisma.$transaction(
       async (tx) => {
-        const [row] = await tx.$queryRaw<TokenRow[]>`
+        await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+        let rows: TokenRow[];
+        try {
+          rows = await tx.$queryRaw<TokenRow[]>`
           SELECT issuer, access_token AS "accessToken", refresh_token AS "refreshToken", scopes,
                  expires_at AS "expiresAt", reconnect_required_at AS "reconnectRequiredAt"
           FROM upstream_tokens
           WHERE user_id = ${userId}::uuid AND connection = ${connection}
           FOR UPDATE`;
+        } catch (error) {
+          // 55P03 lock_not_available: another instance's refresh is still running.
+          if (JSON.stringify(error ?? '').includes('55P03') || /lock timeout/i.test(String(error))) {
+            throw new RefreshLockTimeout(connection, { cause: error });
+          }
+          throw error;
+        }
+        const [row] = rows;
         const current = row ? this.#open(userId, row) : undefined;
         const outcome = await refresh(current);
         if (!row || outcome.kind === 'unchanged') return current;
@@ -137,7 +198,8 @@ export class UpstreamTokens {
         });
         return { live: true, issuer: row.issuer, ...next };
       },
-      { maxWait: timeoutMs, timeout: timeoutMs + 2_000 },
+      // Waiting for a pool connection, then for the lock, then the provider: each bounded by `timeoutMs`.
+      { maxWait: timeoutMs, timeout: 2 * timeoutMs + 2_000 },
     );
   }
 

@@ -4,6 +4,7 @@ import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
 import { UpstreamClient } from './upstream-client.service.js';
 import { UpstreamError, isGrantRefused } from './upstream.error.js';
 import {
+  RefreshLockTimeout,
   SIGN_IN_CONNECTION,
   UpstreamTokens,
   type RefreshOutcome,
@@ -16,6 +17,12 @@ import {
  * to the upstream API (clock skew, the caller's own request time).
  */
 export const REFRESH_MARGIN_MS = 60_000;
+
+/**
+ * The lifetime taken for a refreshed access token whose answer has no `expires_in` (RFC 6749 5.1 makes it optional)
+ * when the token it replaces had one: 5 minutes, so the vault refreshes again soon rather than never.
+ */
+export const UNSTATED_LIFETIME_MS = 5 * 60_000;
 
 /** The current upstream access token of one user's connection. */
 export interface VaultAccessToken {
@@ -90,12 +97,32 @@ export class UpstreamVault {
       await this.tokens.touch(userId, connection);
       return usable;
     }
-    const after = await this.tokens.refreshLocked(
-      userId,
-      connection,
-      this.options.upstream.timeoutMs,
-      (current) => this.#refresh(userId, connection, current, now),
-    );
+    let lost: string | undefined;
+    let after: StoredConnection | undefined;
+    try {
+      after = await this.tokens.refreshLocked(
+        userId,
+        connection,
+        this.options.upstream.timeoutMs,
+        async (current) => {
+          const outcome = await this.#refresh(connection, current, now);
+          if (outcome.kind === 'lost') lost = current?.issuer;
+          return outcome;
+        },
+      );
+    } catch (error) {
+      if (error instanceof RefreshLockTimeout) {
+        throw new UpstreamError('timeout', error.message, { cause: error });
+      }
+      throw error;
+    }
+    // Recorded once the lock is released: the event takes a connection of its own.
+    if (lost !== undefined) {
+      await this.events.record('upstream_connection.lost', {
+        userId,
+        detail: { connection, upstream: lost },
+      });
+    }
     const refreshed = this.#usable(after, now);
     if (refreshed) return refreshed;
     throw new ConnectionUnavailable(connection, after === undefined ? 'none' : 'reconnect');
@@ -106,7 +133,6 @@ export class UpstreamVault {
    * otherwise the provider's answer.
    */
   async #refresh(
-    userId: string,
     connection: string,
     current: StoredConnection | undefined,
     now: number,
@@ -120,17 +146,19 @@ export class UpstreamVault {
         accessToken: refreshed.accessToken,
         ...(refreshed.refreshToken ? { refreshToken: refreshed.refreshToken } : {}),
         scopes: refreshed.scopes ?? current.scopes,
-        ...(refreshed.expiresAt ? { expiresAt: refreshed.expiresAt } : {}),
+        // A token that expired before and whose refresh says nothing of its lifetime is taken to last
+        // UNSTATED_LIFETIME_MS: never forever, so the vault asks again and learns when the grant is gone.
+        ...(refreshed.expiresAt
+          ? { expiresAt: refreshed.expiresAt }
+          : current.expiresAt
+            ? { expiresAt: new Date(Date.now() + UNSTATED_LIFETIME_MS) }
+            : {}),
       };
       return { kind: 'refreshed', tokens };
     } catch (error) {
       if (!isGrantRefused(error))
         throw error instanceof UpstreamError ? error : UpstreamError.from(error, 'refresh');
       this.#logger.warn({ connection, err: error }, 'the upstream refused to refresh a connection');
-      await this.events.record('upstream_connection.lost', {
-        userId,
-        detail: { connection, upstream: current.issuer },
-      });
       return { kind: 'lost' };
     }
   }

@@ -53,7 +53,8 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
       upstream,
       resource,
       database: proxy.app.database,
-      env: { ...env, ISSUER: proxy.issuer },
+      // This one also issues client credentials tokens (tokens that name a client, not a user).
+      env: { ...env, ISSUER: proxy.issuer, EXTENSIONS: 'client-credentials' },
     });
     server = await startProtectedServer({ recorder, resource, authorizationServer: proxy.issuer });
     exchanger = await resourceServerClient(proxy, server.resource, [TOKEN_EXCHANGE]);
@@ -200,6 +201,43 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
         error: 'invalid_grant',
         error_description: 'subject_token was not issued for this resource server',
       },
+    });
+    expect(await refusals()).toBe(events + 1);
+  });
+
+  it('refuses a token that names a client, not a user (client credentials), issuing nothing', async () => {
+    const secret = generateClientSecret();
+    const machine = await new ClientRepository(proxy.prisma).create({
+      clientId: `cc-${Date.now()}`,
+      clientName: 'A machine',
+      redirectUris: [],
+      grantTypes: ['client_credentials'],
+      responseTypes: [],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      applicationType: 'web',
+      origin: 'preregistered',
+      secretHash: hashClientSecret(secret),
+      scope: 'notes:read',
+    });
+    const issued = await fetch(`${second.app.url}/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${machine.clientId}:${secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        resource: server.resource,
+        scope: 'notes:read',
+      }),
+    });
+    expect(issued.status).toBe(200);
+    const machineToken = String(((await issued.json()) as Record<string, unknown>)['access_token']);
+    const events = await refusals();
+    const answer = await exchange(exchanger, { subject_token: machineToken });
+    expect(answer).toEqual({
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'subject_token does not represent a user' },
     });
     expect(await refusals()).toBe(events + 1);
   });

@@ -1,16 +1,29 @@
 /**
- * Which access token a request presented, kept beside the views of it that handlers hold (the resource server's
- * `AuthInfo`, the MCP SDK's), never in them: a handler cannot read the token, so it cannot pass it through to an
- * upstream API (MCP "Token Passthrough"); only this library's RFC 8693 exchange presents it, and only to the
- * authorization server that issued it.
+ * Which access token a request presented, and whose it is, kept beside the views of it that handlers hold (the
+ * resource server's `AuthInfo`, the MCP SDK's), never in them: a handler cannot read the token, so it cannot pass it
+ * through to an upstream API (MCP "Token Passthrough"); only this library's RFC 8693 exchange presents it, and only
+ * to the authorization server that issued it. The issuer and subject are recorded from the verified token when it is
+ * accepted, so changing a field of a view (its `extra.subject`) changes nothing here.
  *
  * @see {@link https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#token-passthrough MCP Token Passthrough}
  */
-const PRESENTED = new WeakMap<object, string>();
 
-/** Records that `view` describes `token` (the verifier, for each token it accepts). */
-export function rememberPresentedToken(view: object, token: string): void {
-  PRESENTED.set(view, token);
+/** A presented token and the verified issuer and subject it was accepted for. */
+export interface PresentedToken {
+  readonly token: string;
+  readonly issuer: string;
+  readonly subject: string;
+}
+
+const PRESENTED = new WeakMap<object, PresentedToken>();
+
+/** Records that `view` describes `token`, accepted as `issuer`'s token for `subject` (the verifier's call). */
+export function rememberPresentedToken(
+  view: object,
+  token: string,
+  verified: { issuer: string; subject: string },
+): void {
+  PRESENTED.set(view, Object.freeze({ token, issuer: verified.issuer, subject: verified.subject }));
 }
 
 /**
@@ -18,11 +31,11 @@ export function rememberPresentedToken(view: object, token: string): void {
  * SDK's `AuthInfo` an app builds from it), so that `upstreamToken` accepts either.
  */
 export function carryPresentedToken(from: object, to: object): void {
-  const token = PRESENTED.get(from);
-  if (token !== undefined) PRESENTED.set(to, token);
+  const presented = PRESENTED.get(from);
+  if (presented !== undefined) PRESENTED.set(to, presented);
 }
 
-/** The token `view` describes; library-internal (not exported by the package). */
-export function presentedTokenOf(view: object): string | undefined {
+/** What `view` describes; library-internal (not exported by the package). */
+export function presentedTokenOf(view: object): PresentedToken | undefined {
   return PRESENTED.get(view);
 }

@@ -11,7 +11,13 @@
  * - RFC 8693 2.2.1: an answer without `access_token`, or whose `issued_token_type` is not an access token, is not
  *   used. RFC 6749 5.2: `invalid_grant` says the user has no live connection; the proxy adds where the user can
  *   connect (`interaction_uri`), which {@link ConnectionRequiredError} carries.
- * - An answer is kept per user and connection until 30 s before it expires, at most a bounded number of them;
+ * - The exchange happens only at the authorization server the credentials are for (`tokens.introspection.issuer`):
+ *   a token of another trusted issuer is refused before anything is sent, so the credentials never reach a server
+ *   they were not issued by; an `interaction_uri` is kept only when it is on that server's origin.
+ * - The user is who the verified token says (recorded when it was accepted), never a field of the view a handler
+ *   holds, so a handler cannot get another user's token by editing its `AuthInfo`.
+ * - An answer is kept per user and connection until 30 s before it expires, and never longer than the token cache's
+ *   lifetime (`tokens.cacheTtlSeconds`) nor past the presented token's own expiry, at most a bounded number of them;
  *   concurrent requests for one user and connection share one exchange.
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc8693#section-2 RFC 8693 Section 2}
@@ -87,7 +93,7 @@ export class UpstreamTokenError extends Error {
 
 /** RFC 8693 token exchange for {@link UpstreamAccessToken}s, with a cache per user and connection. */
 export class UpstreamTokenExchange {
-  readonly #cache: BoundedLru<string, UpstreamAccessToken>;
+  readonly #cache: BoundedLru<string, { readonly token: UpstreamAccessToken; readonly keepUntil: number }>;
   readonly #pending = new Map<string, Promise<UpstreamAccessToken>>();
 
   constructor(
@@ -105,44 +111,60 @@ export class UpstreamTokenExchange {
    * @throws UpstreamTokenError when the exchange cannot be done
    */
   async upstreamToken(auth: AuthInfo | McpAuthInfo, connection: string): Promise<UpstreamAccessToken> {
-    if (!CONNECTION.test(connection))
+    if (!CONNECTION.test(connection)) {
       throw new UpstreamTokenError(`"${connection}" is not a connection name`);
+    }
     const presented = presentedTokenOf(auth);
-    const { issuer, subject } = whoIs(auth);
-    if (presented === undefined || issuer === undefined || subject === undefined) {
+    if (presented === undefined) {
       throw new UpstreamTokenError(
         'upstreamToken needs the auth info of a request this resource server accepted',
       );
     }
-    const key = `${issuer}\n${subject}\n${connection}`;
-    const cached = this.#cache.get(key);
-    if (cached && (cached.expiresAt === undefined || cached.expiresAt - EXPIRY_MARGIN_MS > Date.now())) {
-      return cached;
-    }
-    let pending = this.#pending.get(key);
-    if (!pending) {
-      pending = this.#exchange(issuer, presented, connection).finally(() => this.#pending.delete(key));
-      this.#pending.set(key, pending);
-    }
-    const token = await pending;
-    this.#cache.set(key, token);
-    return token;
-  }
-
-  /** Forgets the exchanged token of a user and connection (the upstream API refused it). */
-  forget(auth: AuthInfo | McpAuthInfo, connection: string): void {
-    const { issuer, subject } = whoIs(auth);
-    if (issuer !== undefined && subject !== undefined)
-      this.#cache.delete(`${issuer}\n${subject}\n${connection}`);
-  }
-
-  async #exchange(issuer: string, subjectToken: string, connection: string): Promise<UpstreamAccessToken> {
     const credentials = this.config.tokens.introspection;
     if (!credentials) {
       throw new UpstreamTokenError(
         "upstreamToken needs the resource server's client credentials at the authorization server (tokens.introspection)",
       );
     }
+    const { issuer, subject, token: subjectToken } = presented;
+    if (issuer !== credentials.issuer) {
+      // Never send these credentials to an authorization server they were not issued by.
+      throw new UpstreamTokenError(
+        `${issuer} is not the authorization server this resource server exchanges tokens at`,
+      );
+    }
+    const key = `${issuer}\n${subject}\n${connection}`;
+    const cached = this.#cache.get(key);
+    if (cached && cached.keepUntil > Date.now()) return cached.token;
+    let pending = this.#pending.get(key);
+    if (!pending) {
+      pending = this.#exchange(issuer, subjectToken, connection, credentials).finally(() =>
+        this.#pending.delete(key),
+      );
+      this.#pending.set(key, pending);
+    }
+    const token = await pending;
+    const keepUntil = Math.min(
+      token.expiresAt === undefined ? Infinity : token.expiresAt - EXPIRY_MARGIN_MS,
+      Date.now() + this.config.tokens.cacheTtlSeconds * 1000,
+      typeof auth.expiresAt === 'number' ? auth.expiresAt * 1000 : Infinity,
+    );
+    if (keepUntil > Date.now()) this.#cache.set(key, { token, keepUntil });
+    return token;
+  }
+
+  /** Forgets the exchanged token of a user and connection (the upstream API refused it). */
+  forget(auth: AuthInfo | McpAuthInfo, connection: string): void {
+    const presented = presentedTokenOf(auth);
+    if (presented) this.#cache.delete(`${presented.issuer}\n${presented.subject}\n${connection}`);
+  }
+
+  async #exchange(
+    issuer: string,
+    subjectToken: string,
+    connection: string,
+    credentials: { readonly clientId: string; readonly clientSecret: string },
+  ): Promise<UpstreamAccessToken> {
     let tokenEndpoint: string | undefined;
     try {
       tokenEndpoint = (await this.directory.lookup(issuer)).tokenEndpoint;
@@ -182,10 +204,18 @@ export class UpstreamTokenExchange {
       });
     }
     const refusal = ExchangeErrorSchema.safeParse('errorBody' in result ? result.errorBody : undefined);
-    if (result.status === 400 && refusal.success && refusal.data.error === 'invalid_grant') {
+    // `invalid_grant` with where to connect: the user has no live connection. Without it, the subject token itself
+    // was refused (revoked, for another audience), which connecting would not fix.
+    const interactionUri = refusal.success ? onOrigin(refusal.data.interaction_uri, issuer) : undefined;
+    if (
+      result.status === 400 &&
+      refusal.success &&
+      refusal.data.error === 'invalid_grant' &&
+      interactionUri
+    ) {
       throw new ConnectionRequiredError(
         connection,
-        httpsOrLoopback(refusal.data.interaction_uri),
+        interactionUri,
         refusal.data.error_description ?? `connect ${connection} first`,
       );
     }
@@ -194,24 +224,18 @@ export class UpstreamTokenExchange {
   }
 }
 
-/** The issuer and subject of either view of a request's token. */
-function whoIs(auth: AuthInfo | McpAuthInfo): { issuer?: string; subject?: string } {
-  if ('subject' in auth) return { issuer: auth.issuer, subject: auth.subject };
-  const issuer = auth.extra?.['issuer'];
-  const subject = auth.extra?.['subject'];
-  return {
-    ...(typeof issuer === 'string' ? { issuer } : {}),
-    ...(typeof subject === 'string' ? { subject } : {}),
-  };
-}
-
-/** An `interaction_uri` a user may be sent to: https, or http on loopback; anything else is dropped. */
-function httpsOrLoopback(value: string | undefined): string | undefined {
+/**
+ * An `interaction_uri` a user may be sent to: on the authorization server's own origin, https (or http on loopback),
+ * without userinfo; anything else is dropped (a page elsewhere is not the server the user trusts with the connection).
+ */
+function onOrigin(value: string | undefined, issuer: string): string | undefined {
   if (value === undefined) return undefined;
   try {
     const url = new URL(value);
     const safe = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
-    return safe && !url.username && !url.password ? url.href : undefined;
+    return safe && !url.username && !url.password && url.origin === new URL(issuer).origin
+      ? url.href
+      : undefined;
   } catch {
     return undefined;
   }

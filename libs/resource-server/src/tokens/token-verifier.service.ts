@@ -72,7 +72,7 @@ export class TokenVerifier {
     const key = createHash('sha256').update(token).digest('base64url');
     const cached = this.#cache.get(key);
     if (cached) {
-      rememberPresentedToken(cached, token);
+      rememberPresentedToken(cached, token, cached);
       return cached;
     }
     const refused = this.#refusals.get(key);
@@ -84,7 +84,7 @@ export class TokenVerifier {
     }
     const auth = await pending;
     this.#cache.set(key, auth);
-    rememberPresentedToken(auth, token);
+    rememberPresentedToken(auth, token, auth);
     return auth;
   }
 

@@ -115,33 +115,58 @@ describe('upstreamToken: the user’s upstream token by RFC 8693 exchange of the
     expect(as.tokenRequests.length).toBe(seen);
   });
 
-  it.each([
-    [
-      'https://proxy.example/connections/upstream/connect?ticket=t',
-      'https://proxy.example/connections/upstream/connect?ticket=t',
-    ],
-    [
-      'http://localhost:4200/connections/upstream/connect',
-      'http://localhost:4200/connections/upstream/connect',
-    ],
-    ['http://proxy.example/connect', undefined],
-    ['javascript:alert(1)', undefined],
-    ['https://user:pass@proxy.example/connect', undefined],
-  ])('says the user must connect, with interaction_uri %s kept as %s', async (uri, kept) => {
+  it('says the user must connect, with the interaction_uri the authorization server gave on its own origin', async () => {
+    const link = `${as.issuer}/connections/upstream/connect?ticket=t`;
     as.answerTokenRequests(() => ({
       status: 400,
-      body: { error: 'invalid_grant', error_description: 'connect upstream first', interaction_uri: uri },
+      body: { error: 'invalid_grant', error_description: 'connect upstream first', interaction_uri: link },
     }));
-    const token = await as.mint({ claims: { sub: `carol-${kept ?? 'none'}-${uri.length}` } });
+    const token = await as.mint({ claims: { sub: 'carol' } });
     const { error } = await asHandler(token, (context) =>
       resourceServer.upstreamToken(context.auth, 'upstream'),
     );
     expect(error).toBeInstanceOf(ConnectionRequiredError);
     expect(error).toMatchObject({
       connection: 'upstream',
-      interactionUri: kept,
+      interactionUri: link,
       message: 'connect upstream first',
     });
+  });
+
+  it.each([
+    ['on another origin', 'https://proxy.example/connections/upstream/connect'],
+    ['not http', 'javascript:alert(1)'],
+    ['with userinfo', 'http://user:pass@127.0.0.1/connect'],
+    ['absent', undefined],
+  ])(
+    'treats invalid_grant with an interaction_uri %s as a refused exchange, not a connection to make',
+    async (_case, uri) => {
+      as.answerTokenRequests(() => ({
+        status: 400,
+        body: { error: 'invalid_grant', ...(uri === undefined ? {} : { interaction_uri: uri }) },
+      }));
+      const token = await as.mint({ claims: { sub: `frank-${_case.length}` } });
+      const { error } = await asHandler(token, (context) =>
+        resourceServer.upstreamToken(context.auth, 'upstream'),
+      );
+      expect(error).toBeInstanceOf(UpstreamTokenError);
+    },
+  );
+
+  it('keys the user by the verified token, not by the view a handler holds', async () => {
+    as.answerTokenRequests((form) => ({ ...upstreamAnswer(`gho_${form.get('subject_token')!.slice(-6)}`) }));
+    const alice = await as.mint({ claims: { sub: 'alice-view' } });
+    const aliceToken = await asHandler(alice, (context) =>
+      resourceServer.upstreamToken(context.auth, 'upstream'),
+    );
+    const mallory = await as.mint({ claims: { sub: 'mallory-view' } });
+    const stolen = await asHandler(mallory, async (context) => {
+      // A handler rewrites who the SDK view says the user is: the exchange is still Mallory's.
+      (context.authInfo.extra as Record<string, unknown>)['subject'] = 'alice-view';
+      return resourceServer.upstreamToken(context.authInfo, 'upstream');
+    });
+    expect(stolen.value!.accessToken).toBe(`gho_${mallory.slice(-6)}`);
+    expect(stolen.value!.accessToken).not.toBe(aliceToken.value!.accessToken);
   });
 
   it.each([
@@ -165,5 +190,43 @@ describe('upstreamToken: the user’s upstream token by RFC 8693 exchange of the
     const { error } = await asHandler(token, (context) => resourceServer.upstreamToken(context.auth, 'a b'));
     expect(error).toBeInstanceOf(UpstreamTokenError);
     expect(as.tokenRequests.length).toBe(seen);
+  });
+});
+
+describe('upstreamToken with two trusted authorization servers', () => {
+  let proxy: TestAuthorizationServer;
+  let other: TestAuthorizationServer;
+  let resourceServer: ResourceServer;
+
+  beforeAll(async () => {
+    proxy = await startTestAuthorizationServer({ audience: RESOURCE });
+    other = await startTestAuthorizationServer({ audience: RESOURCE });
+    resourceServer = createResourceServer({
+      resource: RESOURCE,
+      authorizationServers: [proxy.issuer, other.issuer],
+      // The credentials are the proxy's (the first trusted server, unless `issuer` says otherwise).
+      tokens: { introspection: { clientId: CLIENT.id, clientSecret: CLIENT.secret } },
+      logger: { warn: () => undefined, error: () => undefined },
+    });
+    for (const server of [proxy, other]) server.answerTokenRequests(() => upstreamAnswer());
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await other?.close();
+  });
+
+  it('never sends its credentials to the other one: a token it issued exchanges nothing', async () => {
+    const token = await other.mint({ claims: { sub: 'grace' } });
+    let outcome: unknown;
+    const handler = resourceServer.protect(async (_request, context) => {
+      outcome = await resourceServer.upstreamToken(context.auth, 'upstream').catch((error: unknown) => error);
+      return new Response(null, { status: 204 });
+    });
+    expect(
+      (await handler(new Request(RESOURCE, { method: 'POST', headers: bearer(token), body: '{}' }))).status,
+    ).toBe(204);
+    expect(outcome).toBeInstanceOf(UpstreamTokenError);
+    expect(other.tokenRequests).toHaveLength(0);
+    expect(proxy.tokenRequests).toHaveLength(0);
   });
 });

@@ -88,7 +88,13 @@ export class TokenExchangeGrant implements TokenGrant {
         { audience: subject.record.audience },
       );
     }
-    const userId = subject.payload.sub;
+    // A token that names a person: one issued with a user's grant, for that user (a client credentials token names
+    // its client, and has no user whose connections it could reach).
+    const grant = subject.grant;
+    if (!grant || grant.userId !== subject.payload.sub) {
+      return refuse(new OAuthError('invalid_grant', 'subject_token does not represent a user'));
+    }
+    const userId = grant.userId;
     if (!this.vault.has(request.connection)) {
       return refuse(new OAuthError('invalid_target', `no connection is named ${request.connection}`), {
         connection: request.connection,
