@@ -10,6 +10,7 @@ import {
 } from '@portcullis/authorization';
 import type { ExtensionRegistry } from '@portcullis/extensions';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
+import { ConnectedAccountsSection } from './account/connected-accounts.section.js';
 import { UpstreamAccountSignIn } from './account/upstream-account-sign-in.js';
 import { ConnectController } from './connections/connect.controller.js';
 import { ConnectTickets } from './connections/connect-ticket.service.js';
@@ -90,8 +91,9 @@ export class AppModule {
             controllers: [UpstreamCallbackController, ConnectController],
             // RFC 8693: resource servers registered for it exchange a user's token for the user's upstream token.
             grants: [TokenExchangeGrant],
-            // The connected apps page: people sign in to it upstream.
+            // The connected apps page: people sign in to it upstream, and see (and disconnect) their connections.
             account: UpstreamAccountSignIn,
+            accountSections: [ConnectedAccountsSection],
           }),
         ];
       },

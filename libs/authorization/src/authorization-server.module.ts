@@ -52,6 +52,8 @@ import { SessionService } from './sessions/session.service.js';
 import { RATE_LIMIT_STORE, RateLimitGuard } from './throttling/rate-limit.guard.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-limit.store.js';
 import { AccountController } from './account/account.controller.js';
+import { ACCOUNT_SECTIONS, type AccountSection } from './account/account-section.js';
+import { AccountSectionsController } from './account/account-sections.controller.js';
 import { AccountRepository } from './account/account.repository.js';
 import { ACCOUNT_SIGN_IN, type AccountSignIn } from './account/account-sign-in.js';
 import { SecurityEventRepository } from './events/security-event.repository.js';
@@ -90,6 +92,12 @@ export interface AuthorizationServerModuleOptions {
    */
   readonly account?: Type<AccountSignIn>;
   /**
+   * Sections of the app's own on that page, below the apps, in this order (the proxy's connected upstream accounts):
+   * each a provider, provided as `ACCOUNT_SECTIONS`, its forms posted to `/account/<name>/<action>`. Only with
+   * `account`; without any, the page is the authorization server's own.
+   */
+  readonly accountSections?: Type<AccountSection>[];
+  /**
    * Grants of the app's own at the token endpoint, after the built-in and the extension grants (the proxy's RFC 8693
    * token exchange); each is a provider, and its `grantType` is listed in the metadata.
    */
@@ -114,6 +122,10 @@ export class AuthorizationServerModule {
     const steps = config.steps ?? PASSWORD_INTERACTION;
     const appProviders = config.providers ?? [];
     const appGrants = config.grants ?? [];
+    if (config.accountSections?.length && !config.account) {
+      throw new Error('accountSections need the account page: set account too');
+    }
+    const accountSections = config.account ? (config.accountSections ?? []) : [];
     const issuerPath = new URL(options.issuer).pathname.replace(/^\/|\/$/g, '');
     const endpoints: DynamicModule = {
       module: OAuthEndpointsModule,
@@ -128,6 +140,7 @@ export class AuthorizationServerModule {
         UserinfoController,
         ...(issuerPath ? [PathAppendedDiscoveryController] : []),
         ...(config.account ? [AccountController] : []),
+        ...(accountSections.length > 0 ? [AccountSectionsController] : []),
         ...(config.controllers ?? []),
       ],
     };
@@ -220,11 +233,22 @@ export class AuthorizationServerModule {
           ],
         },
         ...(config.account ? [{ provide: ACCOUNT_SIGN_IN, useClass: config.account }] : []),
+        ...accountSections,
+        ...(accountSections.length > 0
+          ? [
+              {
+                provide: ACCOUNT_SECTIONS,
+                useFactory: (...sections: AccountSection[]): AccountSection[] => sections,
+                inject: [...accountSections],
+              },
+            ]
+          : []),
         ...appProviders,
       ],
       exports: [
         AUTHORIZATION_SERVER_OPTIONS,
         ...(config.account ? [ACCOUNT_SIGN_IN] : []),
+        ...(accountSections.length > 0 ? [ACCOUNT_SECTIONS] : []),
         INTERACTION_STEPS,
         RedirectTrust,
         SessionRepository,

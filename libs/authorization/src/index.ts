@@ -132,6 +132,13 @@ export {
   type AccountSignIn,
   type AccountSignInForm,
 } from './account/account-sign-in.js';
-export { accountSignInPage } from './account/account.page.js';
+export {
+  ACCOUNT_SECTIONS,
+  type AccountSection,
+  type AccountSectionOutcome,
+  type AccountSectionSubmission,
+  type AccountSectionView,
+} from './account/account-section.js';
+export { accountSignInPage, accountTime } from './account/account.page.js';
 export { AccountRepository } from './account/account.repository.js';
 export type { ConnectedApp } from './account/account.repository.js';

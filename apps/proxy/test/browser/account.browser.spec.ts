@@ -18,7 +18,9 @@ const TIMEOUT = 60_000;
 /**
  * The proxy's connected apps page in Chromium: the person signs in to it at the upstream (the same upstream identity
  * as their authorizations, so the same local user), sees the two clients they approved at the proxy, revokes one:
- * its refresh token stops working and its next authorization asks for consent again; the other is untouched.
+ * its refresh token stops working and its next authorization asks for consent again; the other is untouched. Under
+ * "Connected accounts" the page lists the upstream account they signed in with (its tokens in the vault), which they
+ * disconnect: its row is deleted.
  */
 describe("the proxy's connected apps page in Chromium", () => {
   let upstream: UpstreamFixture;
@@ -117,6 +119,55 @@ describe("the proxy's connected apps page in Chromium", () => {
           where: { type: 'consent.revoked', clientId: agent.clientId },
         }),
       ).toBe(1);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'lists the upstream account the person signed in with under Connected accounts, and disconnects it',
+    async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${proxy.issuer}/account`);
+      await Promise.all([page.waitForNavigation(), page.click('#sign-in-upstream')]);
+      await signInUpstream(page, 'dave');
+      expect(new URL(page.url()).pathname).toBe('/account');
+      const problems = recordPageProblems(page);
+      await page.reload();
+      const { userId } = await proxy.prisma.upstreamIdentity.findFirstOrThrow({ where: { subject: 'dave' } });
+      const row = await proxy.prisma.upstreamToken.findUniqueOrThrow({
+        where: { userId_connection: { userId, connection: 'upstream' } },
+      });
+
+      const section = page.locator('section[data-section="connections"]');
+      await section.locator('h2', { hasText: 'Connected accounts' }).waitFor();
+      const entry = section.locator('div.connection[data-connection="upstream"]');
+      expect(await section.locator('div.connection').count()).toBe(1);
+      expect(await entry.locator('h3').textContent()).toBe(`upstream at ${new URL(upstream.issuer).host}`);
+      // Scopes, last used, state.
+      expect(await entry.locator('dd').allTextContents()).toEqual([
+        row.scopes.join(' '),
+        'never',
+        'Connected',
+      ]);
+      expect(row.scopes).toContain('openid');
+      expect(await entry.locator('p.hint').textContent()).toContain('you can still sign in');
+
+      await entry.locator('button[value=disconnect]').click();
+      await page.waitForURL(/\/account\?connections=disconnected$/);
+      expect(await page.locator('#connections-notice').textContent()).toContain('Disconnected.');
+      expect(await section.locator('div.connection').count()).toBe(0);
+      await section.locator('#no-connections').waitFor();
+      expect(problems).toEqual([]);
+      await context.close();
+
+      expect(await proxy.prisma.upstreamToken.count({ where: { userId } })).toBe(0);
+      const removed = await proxy.prisma.securityEvent.findMany({
+        where: { type: 'upstream_connection.removed', userId },
+      });
+      expect(removed.map((event) => event.detail)).toEqual([
+        { connection: 'upstream', upstream: row.issuer, by: 'user' },
+      ]);
     },
     TIMEOUT,
   );

@@ -1,5 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
-import type { LoginSession } from '@portcullis/persistence';
+import { Controller, Get, HttpCode, Inject, Optional, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answer, sendPage, seeOther } from '../authorize/flow/answer.js';
 import { endpointPath } from '../authorize/flow/paths.js';
@@ -14,12 +13,16 @@ import { RequestParameters } from '../http/request-parameters.js';
 import { SessionService } from '../sessions/session.service.js';
 import { RateLimit, RateLimitGuard } from '../throttling/rate-limit.guard.js';
 import { UserRepository } from '../users/user.repository.js';
+import { ACCOUNT, accountSessionForm } from './account-form.js';
+import {
+  ACCOUNT_SECTION_NAME,
+  ACCOUNT_SECTIONS,
+  checkAccountSections,
+  type AccountSection,
+} from './account-section.js';
 import { ACCOUNT_SIGN_IN, type AccountSignIn } from './account-sign-in.js';
-import { accountPage, accountRefusedPage } from './account.page.js';
+import { accountPage, accountRefusedPage, csrfField } from './account.page.js';
 import { AccountRepository } from './account.repository.js';
-
-/** What the CSRF tokens of the account page are bound to (with the session, or before sign-in the browser). */
-const ACCOUNT = 'account';
 
 /**
  * `/account`: a person signed in sees every MCP client they approved (its name, client ID and how it was registered,
@@ -27,7 +30,9 @@ const ACCOUNT = 'account';
  * consent removed, so its next authorization asks again (Keycloak's account console "Applications", GitHub's
  * "Authorized OAuth Apps"). Plain HTML forms with no JavaScript, CSRF tokens bound to the session (or, for the sign-in
  * form, to the browser), the pages' headers (no framing, no caching), the sign-in rate limited like `/login`. How
- * a person signs in is the app's ({@link AccountSignIn}): a password here, the upstream at the proxy.
+ * a person signs in is the app's ({@link AccountSignIn}): a password here, the upstream at the proxy. The app may add
+ * sections of its own below the apps ({@link AccountSection}, `ACCOUNT_SECTIONS`; their forms are
+ * `AccountSectionsController`'s).
  *
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.7 (CSRF)
  * @see https://www.rfc-editor.org/rfc/rfc7009#section-2.1 (revoking a grant revokes its tokens)
@@ -41,7 +46,10 @@ export class AccountController {
     private readonly events: SecurityEvents,
     @Inject(ACCOUNT_SIGN_IN) private readonly signIn: AccountSignIn,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
-  ) {}
+    @Optional() @Inject(ACCOUNT_SECTIONS) private readonly sections: readonly AccountSection[] = [],
+  ) {
+    checkAccountSections(this.sections);
+  }
 
   @Get('account')
   async show(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -57,6 +65,20 @@ export class AccountController {
     const apps = await this.accounts.connectedApps(session.userId);
     // A fixed message, never text from the URL (a link could otherwise put its words on this page).
     const revoked = query.get('revoked') === '1';
+    const csrf = this.sessions.consentCsrfToken(session, ACCOUNT);
+    const sections = await Promise.all(
+      this.sections.map(async (section) => {
+        const notice = query.get(section.name);
+        const html = await section.render({
+          userId: session.userId,
+          csrf,
+          csrfField: csrfField(csrf),
+          action: (action) => this.#path(`account/${section.name}/${action}`),
+          ...(notice !== undefined && ACCOUNT_SECTION_NAME.test(notice) ? { notice } : {}),
+        });
+        return { name: section.name, html };
+      }),
+    );
     return this.#page(
       reply,
       cookies,
@@ -66,8 +88,9 @@ export class AccountController {
         apps,
         revokeAction: this.#path('account/revoke'),
         signOutAction: this.#path('account/logout'),
-        csrf: this.sessions.consentCsrfToken(session, ACCOUNT),
+        csrf,
         revoked,
+        ...(sections.length > 0 ? { sections } : {}),
       }),
     );
   }
@@ -94,7 +117,7 @@ export class AccountController {
   @Post('account/revoke')
   @HttpCode(303)
   async revoke(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const posted = await this.#sessionForm(request);
+    const posted = await accountSessionForm(this.sessions, request);
     if (!posted) return this.#refused(reply);
     const { cookies, form, session } = posted;
     const clientId = form.get('client_id') ?? '';
@@ -119,31 +142,11 @@ export class AccountController {
   @Post('account/logout')
   @HttpCode(303)
   async signOut(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const posted = await this.#sessionForm(request);
+    const posted = await accountSessionForm(this.sessions, request);
     if (!posted) return this.#refused(reply);
     const { cookies, session } = posted;
     await this.sessions.end(cookies, session);
     return this.#redirect(reply, cookies, this.#path('account'));
-  }
-
-  /**
-   * A form of the signed-in page: its fields, and the session its CSRF token is bound to; undefined when there is no
-   * session, the token does not match it, or a field carries an unsafe character (then nothing may change).
-   */
-  async #sessionForm(
-    request: FastifyRequest,
-  ): Promise<{ cookies: CookieExchange; form: RequestParameters; session: LoginSession } | undefined> {
-    const cookies = new CookieExchange(request.headers.cookie);
-    const form = RequestParameters.fromForm(rawBody(request));
-    const session = await this.sessions.current(cookies);
-    if (
-      form.unsafe !== undefined ||
-      !session ||
-      !SessionService.tokensMatch(this.sessions.consentCsrfToken(session, ACCOUNT), form.get('csrf'))
-    ) {
-      return undefined;
-    }
-    return { cookies, form, session };
   }
 
   #path(path: string): string {

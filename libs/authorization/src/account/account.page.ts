@@ -10,6 +10,8 @@ export interface AccountPageModel {
   readonly csrf: string;
   /** Whether the page comes right after a revocation, to say so. */
   readonly revoked: boolean;
+  /** The app's sections (`AccountSection`), rendered, in order, below the apps. */
+  readonly sections?: readonly { readonly name: string; readonly html: string }[];
 }
 
 const REGISTRATION: Readonly<Record<string, string>> = {
@@ -26,13 +28,29 @@ function hostOf(clientId: string): string {
   }
 }
 
-function when(date: Date | undefined, none = 'never'): string {
+/** A moment as the account page shows it (`2026-01-31 09:15:02 UTC`), or `none` when there is none. */
+export function accountTime(date: Date | undefined, none = 'never'): string {
   return date
     ? date
         .toISOString()
         .replace('T', ' ')
         .replace(/\.\d+Z$/, ' UTC')
     : none;
+}
+
+/** The hidden field carrying the page's CSRF token in each of its forms. */
+export function csrfField(csrf: string): string {
+  return `<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+}
+
+/** The app's sections, each in its own `<section>`; nothing at all without any. */
+function sectionsHtml(sections: AccountPageModel['sections']): string {
+  return (sections ?? [])
+    .map(
+      (section) =>
+        `<section class="account-section" data-section="${escapeHtml(section.name)}">\n${section.html}\n</section>\n`,
+    )
+    .join('');
 }
 
 /** The MCP clients a person approved, each with a button that revokes it (a form, no JavaScript). */
@@ -47,8 +65,8 @@ export function accountPage(model: AccountPageModel): string {
 <dt>Client ID</dt><dd><code>${escapeHtml(app.clientId)}</code>${/^https?:/.test(app.clientId) ? ` (${escapeHtml(hostOf(app.clientId))})` : ''}</dd>
 <dt>How it was registered</dt><dd>${escapeHtml(REGISTRATION[app.registration] ?? app.registration)}</dd>
 <dt>Access</dt><dd>${app.scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(' ')} on ${escapeHtml(app.resource)}</dd>
-<dt>Approved</dt><dd>${escapeHtml(when(app.approvedAt))}</dd>
-<dt>Last token</dt><dd>${escapeHtml(when(app.lastUsedAt, 'none under a current grant'))}</dd>
+<dt>Approved</dt><dd>${escapeHtml(accountTime(app.approvedAt))}</dd>
+<dt>Last token</dt><dd>${escapeHtml(accountTime(app.lastUsedAt, 'none under a current grant'))}</dd>
 </dl>
 <form method="post" action="${escapeHtml(model.revokeAction)}">
 <input type="hidden" name="csrf" value="${escapeHtml(model.csrf)}">
@@ -65,7 +83,7 @@ export function accountPage(model: AccountPageModel): string {
 <p>Signed in as <strong>${escapeHtml(model.username)}</strong>. These applications can act for you. Revoking one stops it from getting new tokens at once and it has to ask you again; a token it already holds may work for a few more minutes, until it expires.</p>
 ${model.revoked ? '<p class="warning" role="status" id="revoked">Access revoked. That application has to ask you again.</p>' : ''}
 ${apps || '<p class="hint" id="no-apps">You have not approved any application.</p>'}
-<form method="post" action="${escapeHtml(model.signOutAction)}">
+${sectionsHtml(model.sections)}<form method="post" action="${escapeHtml(model.signOutAction)}">
 <input type="hidden" name="csrf" value="${escapeHtml(model.csrf)}">
 <button type="submit" class="secondary" id="sign-out">Sign out</button>
 </form>`,

@@ -21,6 +21,7 @@ export const SECURITY_EVENT_TYPES = [
   'introspection.refused',
   'token_exchange.refused',
   'upstream_connection.lost',
+  'upstream_connection.removed',
 ] as const;
 
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
