@@ -98,8 +98,12 @@ async function startProtectedServer({ issuer, databaseUrl, redisUrl }) {
       EXTENSIONS: 'dpop',
       // Proofs are signed before the timed windows: allow them the whole run.
       DPOP_PROOF_MAX_AGE: '300',
-      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { PGLITE_DIR: dataDir }),
+      // One instance: its proofs' jti may stay in this process without Redis; the embedded database, when no
+      // PostgreSQL is given, on purpose.
+      ...(redisUrl ? { REDIS_URL: redisUrl } : { SINGLE_INSTANCE: 'true' }),
+      ...(databaseUrl
+        ? { DATABASE_URL: databaseUrl }
+        : { PGLITE_DIR: dataDir, ALLOW_EMBEDDED_DATABASE: 'true' }),
     },
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import {
   AuthorizationServerModule,
   authorizationServerOptionsFromEnv,
+  authorizationServerProductionRequirements,
   PASSWORD_INTERACTION,
   PasswordAccountSignIn,
   type AuthorizationServerHostOptions,
@@ -29,6 +30,7 @@ export class AppModule {
       env,
       overrides,
       extensions: (config) => ({ issuer: config.ISSUER, revision: config.SPEC_REVISION, add: extensions }),
+      production: () => authorizationServerProductionRequirements(),
       imports: (config) => [
         AuthorizationServerModule.forRoot({
           options: authorizationServerOptionsFromEnv(config, {

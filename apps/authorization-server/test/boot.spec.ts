@@ -39,6 +39,48 @@ describe.each(REVISIONS)('the authorization-server under SPEC_REVISION=%s', (rev
 });
 
 describe('the authorization-server configuration', () => {
+  describe('in production', () => {
+    const secrets = {
+      NODE_ENV: 'production',
+      METRICS: 'off',
+      COOKIE_SECRET: 'c'.repeat(43),
+      KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+    const complete = {
+      ...secrets,
+      ISSUER: 'https://auth.example.com',
+      RESOURCES: JSON.stringify([{ uri: 'https://mcp.example.com/mcp', scopes_supported: ['notes:read'] }]),
+      DATABASE_URL: 'postgresql://portcullis@db.example.com/portcullis',
+      REDIS_URL: 'redis://redis.example.com:6379',
+    };
+
+    it('starts with its issuer, resources, database and Redis named', async () => {
+      await expect(AppModule.configure(complete)).resolves.toBeDefined();
+    });
+
+    it('refuses to guess: each development default left in place is named', async () => {
+      await expect(AppModule.configure(secrets)).rejects.toThrow(
+        /DATABASE_URL is required in production .*ISSUER is required in production .*RESOURCES is required in production .*REDIS_URL is required in production .*or set SINGLE_INSTANCE=true/,
+      );
+    });
+
+    it('keeps the embedded database and in-process state only when told to', async () => {
+      const { DATABASE_URL: _database, REDIS_URL: _redis, ...rest } = complete;
+      await expect(
+        AppModule.configure({ ...rest, ALLOW_EMBEDDED_DATABASE: 'true', SINGLE_INSTANCE: 'true' }),
+      ).resolves.toBeDefined();
+    });
+
+    it('refuses an http issuer unless a loopback issuer is allowed on purpose', async () => {
+      await expect(AppModule.configure({ ...complete, ISSUER: 'http://127.0.0.1:4000' })).rejects.toThrow(
+        'ISSUER must be https in production (or set ALLOW_LOOPBACK_ISSUER=true',
+      );
+      await expect(
+        AppModule.configure({ ...complete, ISSUER: 'http://127.0.0.1:4000', ALLOW_LOOPBACK_ISSUER: 'true' }),
+      ).resolves.toBeDefined();
+    });
+  });
+
   it('refuses an SPEC_REVISION that is not a known revision, naming the known ones', async () => {
     await expect(AppModule.configure({ SPEC_REVISION: '2025-03-26' })).rejects.toThrow(
       `SPEC_REVISION must be one of ${REVISIONS.join(', ')}`,

@@ -40,6 +40,20 @@ export class AppModule {
       // This app answers every error in the RFC 6750 format, its unknown routes included (the module itself filters
       // only its own routes' refusals, so a host app keeps its errors).
       providers: [{ provide: APP_FILTER, useClass: ResourceServerExceptionFilter }],
+      // The development defaults are localhost URLs; DPoP proofs' jti replay store is shared through Redis.
+      production: (config) => [
+        { name: 'RESOURCE_URI', why: 'the development default is http://localhost:4100/mcp' },
+        { name: 'AUTHORIZATION_SERVER', why: 'the development default is http://localhost:4000' },
+        ...(config.EXTENSIONS.has(DPOP_EXTENSION_ID)
+          ? [
+              {
+                name: 'REDIS_URL',
+                why: "with dpop, proofs' jti are shared by every instance through it",
+                unless: 'SINGLE_INSTANCE',
+              },
+            ]
+          : []),
+      ],
       imports: (config) => [
         ResourceServerModule.forRoot(resourceServerOptions(config)),
         NotesModule,

@@ -97,6 +97,35 @@ describe('the protected-server configuration', () => {
   });
 });
 
+describe('the protected-server in production', () => {
+  const complete = {
+    NODE_ENV: 'production',
+    METRICS: 'off',
+    RESOURCE_URI: 'https://mcp.example.com/mcp',
+    AUTHORIZATION_SERVER: 'https://auth.example.com',
+    DATABASE_URL: 'postgresql://portcullis@db.example.com/notes',
+  };
+
+  it('starts with its resource, authorization server and database named', async () => {
+    await expect(AppModule.configure(complete)).resolves.toBeDefined();
+  });
+
+  it('refuses to guess: each development default left in place is named', async () => {
+    await expect(AppModule.configure({ NODE_ENV: 'production', METRICS: 'off' })).rejects.toThrow(
+      /DATABASE_URL is required in production .*RESOURCE_URI is required in production .*AUTHORIZATION_SERVER is required in production/,
+    );
+  });
+
+  it('with dpop, wants Redis for the proofs shared by every instance, unless it runs as one', async () => {
+    await expect(AppModule.configure({ ...complete, EXTENSIONS: 'dpop' })).rejects.toThrow(
+      'REDIS_URL is required in production',
+    );
+    await expect(
+      AppModule.configure({ ...complete, EXTENSIONS: 'dpop', SINGLE_INSTANCE: 'true' }),
+    ).resolves.toBeDefined();
+  });
+});
+
 describe('the protected-server DPoP configuration', () => {
   const refusal = async (env: Record<string, string>) => {
     try {

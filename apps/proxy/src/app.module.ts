@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import {
   AuthorizationServerModule,
   authorizationServerOptionsFromEnv,
+  authorizationServerProductionRequirements,
   ConsentStep,
   LoopbackConfirmationStep,
   type AuthorizationServerOptions,
@@ -77,6 +78,8 @@ export class AppModule {
         revision: config.SPEC_REVISION,
         add: host.extensions,
       }),
+      // The upstream (UPSTREAM_ISSUER, UPSTREAM_CLIENT_ID) is required in production by the schema itself.
+      production: () => authorizationServerProductionRequirements(),
       imports: (config) => {
         const options = authorizationOptions(config, host);
         return [

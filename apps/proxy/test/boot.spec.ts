@@ -22,3 +22,32 @@ describe.each(REVISIONS)('the proxy under SPEC_REVISION=%s', (revision) => {
     expect(await response.json()).toMatchObject({ issuer: 'http://localhost:4200' });
   });
 });
+
+describe('the proxy in production', () => {
+  const complete = {
+    NODE_ENV: 'production',
+    METRICS: 'off',
+    COOKIE_SECRET: 'c'.repeat(43),
+    KEY_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    ISSUER: 'https://mcp-auth.example.com',
+    RESOURCES: JSON.stringify([{ uri: 'https://mcp.example.com/mcp', scopes_supported: ['notes:read'] }]),
+    DATABASE_URL: 'postgresql://portcullis@db.example.com/proxy',
+    REDIS_URL: 'redis://redis.example.com:6379',
+    UPSTREAM_PROVIDER: 'github',
+    UPSTREAM_CLIENT_ID: 'Ov23li0',
+    UPSTREAM_CLIENT_SECRET: 's3cret',
+  };
+
+  it('starts with its issuer, resources, database, Redis and upstream named', async () => {
+    await expect(AppModule.configure(complete)).resolves.toBeDefined();
+  });
+
+  it.each(['ISSUER', 'RESOURCES', 'DATABASE_URL', 'REDIS_URL'])(
+    'refuses to start on the development default of %s, naming it',
+    async (name) => {
+      const env: Record<string, string> = { ...complete };
+      delete env[name];
+      await expect(AppModule.configure(env)).rejects.toThrow(`${name} is required in production`);
+    },
+  );
+});

@@ -116,6 +116,7 @@ export { RevocationService, type RevocationOutcome } from './revocation/revocati
 export {
   authorizationServerEnvFields,
   authorizationServerOptionsFromEnv,
+  authorizationServerProductionRequirements,
   checkAuthorizationServerEnv,
   DEFAULT_RESOURCES,
   IssuerEnvSchema,

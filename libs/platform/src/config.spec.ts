@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { baseEnvSchema, checkBaseEnv, ConfigError, databaseTargetFromEnv, parseEnv } from './config.js';
+import {
+  baseEnvSchema,
+  checkBaseEnv,
+  checkProductionEnv,
+  ConfigError,
+  databaseTargetFromEnv,
+  parseEnv,
+} from './config.js';
 
 const schema = baseEnvSchema({ port: 4000 });
 
@@ -89,5 +96,64 @@ describe('databaseTargetFromEnv', () => {
     expect(databaseTargetFromEnv(parseEnv(schema, { PGLITE_DIR: '/var/db' }), 'proxy', '/srv')).toEqual({
       pgliteDir: '/var/db',
     });
+  });
+});
+
+describe('checkProductionEnv: production never starts on a development default', () => {
+  const requirements = [
+    { name: 'ISSUER', why: 'the development default is a localhost URL' },
+    { name: 'REDIS_URL', why: 'rate limits are shared through it', unless: 'SINGLE_INSTANCE' },
+  ];
+  const production = { NODE_ENV: 'production' } as const;
+
+  it('names every variable left to its default, and how to keep it on purpose where there is a way', () => {
+    expect(() =>
+      checkProductionEnv({ NODE_ENV: 'production', ISSUER: '' }, production, requirements),
+    ).toThrow(
+      new ConfigError(
+        'invalid configuration: DATABASE_URL is required in production (without it the data lives in an embedded ' +
+          'database in the working directory; or set ALLOW_EMBEDDED_DATABASE=true); ISSUER is required in production ' +
+          '(the development default is a localhost URL); REDIS_URL is required in production (rate limits are ' +
+          'shared through it; or set SINGLE_INSTANCE=true)',
+      ),
+    );
+  });
+
+  it('accepts the variables set, or the development default said to be meant', () => {
+    const env = { DATABASE_URL: 'postgresql://db/x', ISSUER: 'https://as.example', REDIS_URL: 'redis://r' };
+    expect(() => checkProductionEnv(env, production, requirements)).not.toThrow();
+    expect(() =>
+      checkProductionEnv(
+        { ISSUER: 'https://as.example', ALLOW_EMBEDDED_DATABASE: 'true', SINGLE_INSTANCE: 'true' },
+        production,
+        requirements,
+      ),
+    ).not.toThrow();
+    expect(() =>
+      checkProductionEnv(
+        { ISSUER: 'https://as.example', SINGLE_INSTANCE: 'false' },
+        production,
+        requirements,
+      ),
+    ).toThrow(/DATABASE_URL is required.*REDIS_URL is required/);
+  });
+
+  it('says what is wrong with a value set that production cannot run on', () => {
+    const issuer = {
+      name: 'ISSUER',
+      why: 'the development default is a localhost URL',
+      invalid: (value: string) => (value.startsWith('https:') ? undefined : 'must be https in production'),
+    };
+    const env = { DATABASE_URL: 'postgresql://db/x', ISSUER: 'http://127.0.0.1:4000' };
+    expect(() => checkProductionEnv(env, production, [issuer])).toThrow(
+      'invalid configuration: ISSUER must be https in production',
+    );
+    expect(() =>
+      checkProductionEnv({ ...env, ISSUER: 'https://as.example' }, production, [issuer]),
+    ).not.toThrow();
+  });
+
+  it('asks nothing in development', () => {
+    expect(() => checkProductionEnv({}, { NODE_ENV: 'development' }, requirements)).not.toThrow();
   });
 });

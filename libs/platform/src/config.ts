@@ -55,6 +55,16 @@ export function baseEnvSchema(defaults: { port: number }) {
       unsetIfEmpty,
       z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -base64 24`)').optional(),
     ),
+    /** `true`: production on the embedded database, on purpose (see {@link checkProductionEnv}). */
+    ALLOW_EMBEDDED_DATABASE: z.preprocess(
+      unsetIfEmpty,
+      z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+    ),
+    /** `true`: one instance only, so state kept in this process (rate limits, DPoP proofs) is enough without Redis. */
+    SINGLE_INSTANCE: z.preprocess(
+      unsetIfEmpty,
+      z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+    ),
   });
 }
 
@@ -87,6 +97,51 @@ export function checkBaseEnv(env: BaseEnv): void {
       'invalid configuration: METRICS_TOKEN is required in production (or set METRICS=off)',
     );
   }
+}
+
+/**
+ * A variable production must set, because its development default is wrong anywhere else; `unless` names the
+ * variable whose `true` says the default is meant (`ALLOW_EMBEDDED_DATABASE`, `SINGLE_INSTANCE`).
+ */
+export interface ProductionRequirement {
+  readonly name: string;
+  /** Why, in a few words: what the development default is. */
+  readonly why: string;
+  readonly unless?: string;
+  /** What is wrong with the value set, in production (`must be https ...`), or `undefined` when nothing is. */
+  readonly invalid?: (value: string, env: EnvSource) => string | undefined;
+}
+
+/** The requirement every app has: its own database, not the embedded one, unless `ALLOW_EMBEDDED_DATABASE=true`. */
+const DATABASE_REQUIREMENT: ProductionRequirement = {
+  name: 'DATABASE_URL',
+  why: 'without it the data lives in an embedded database in the working directory',
+  unless: 'ALLOW_EMBEDDED_DATABASE',
+};
+
+/**
+ * Production never starts on a development default: with `NODE_ENV=production` each of `requirements` (and
+ * `DATABASE_URL`) must be set in the environment itself, not left to its default, unless its `unless` variable is
+ * `true`. Every missing one is named in one error.
+ *
+ * @throws ConfigError naming each variable
+ */
+export function checkProductionEnv(
+  env: EnvSource,
+  parsed: Pick<BaseEnv, 'NODE_ENV'>,
+  requirements: readonly ProductionRequirement[],
+): void {
+  if (parsed.NODE_ENV !== 'production') return;
+  const problems = [DATABASE_REQUIREMENT, ...requirements].flatMap(({ name, why, unless, invalid }) => {
+    const value = env[name];
+    if (value === undefined || value === '') {
+      if (unless !== undefined && env[unless] === 'true') return [];
+      return [`${name} is required in production (${why}${unless ? `; or set ${unless}=true` : ''})`];
+    }
+    const problem = invalid?.(value, env);
+    return problem === undefined ? [] : [`${name} ${problem}`];
+  });
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
 }
 
 /**

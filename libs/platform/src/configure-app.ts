@@ -1,7 +1,15 @@
 import type { DynamicModule, Provider, Type } from '@nestjs/common';
 import type { z } from 'zod';
 import type { AppOverrides, ConfiguredApp } from './bootstrap.js';
-import { checkBaseEnv, databaseTargetFromEnv, parseEnv, type BaseEnv, type EnvSource } from './config.js';
+import {
+  checkBaseEnv,
+  checkProductionEnv,
+  databaseTargetFromEnv,
+  parseEnv,
+  type BaseEnv,
+  type EnvSource,
+  type ProductionRequirement,
+} from './config.js';
 import {
   composeExtensionModules,
   type ExtensionModulesOptions,
@@ -28,6 +36,11 @@ export interface ConfigureAppOptions<Schema extends z.ZodType<BaseEnv>> {
   /** The app's feature modules, given its parsed configuration (its `EXTENSIONS` with every module composed). */
   imports?: (config: z.infer<Schema>) => DynamicModule['imports'];
   providers?: Provider[];
+  /**
+   * The variables this app needs set in production beyond `DATABASE_URL` (whose defaults only suit development),
+   * given its parsed configuration (see `checkProductionEnv`).
+   */
+  production?: (config: z.infer<Schema>) => readonly ProductionRequirement[];
 }
 
 /**
@@ -43,6 +56,7 @@ export async function configureApp<Schema extends z.ZodType<BaseEnv>>(
 ): Promise<ConfiguredApp> {
   const parsed = parseEnv(options.schema, options.env);
   checkBaseEnv(parsed);
+  checkProductionEnv(options.env, parsed, options.production?.(parsed) ?? []);
   const config = options.extensions
     ? await withModules(parsed as z.infer<Schema> & ExtensionsConfig, options.env, options.extensions)
     : parsed;

@@ -6,7 +6,15 @@ export type {
   PortcullisAppModule,
   RunningApp,
 } from './bootstrap.js';
-export { baseEnvSchema, checkBaseEnv, parseEnv, databaseTargetFromEnv, ConfigError } from './config.js';
+export {
+  baseEnvSchema,
+  checkBaseEnv,
+  checkProductionEnv,
+  parseEnv,
+  databaseTargetFromEnv,
+  ConfigError,
+  type ProductionRequirement,
+} from './config.js';
 export type { BaseEnv, EnvSource } from './config.js';
 export { HealthController } from './health.controller.js';
 export { loggerParams, redactLogLine, redactUrl, requestIdFor } from './logging.js';

@@ -12,6 +12,7 @@ import {
   type RevisionId,
 } from '@portcullis/revisions';
 import { ExtensionRegistry } from '@portcullis/extensions';
+import type { ProductionRequirement } from '@portcullis/platform';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { MetadataDocumentFetchOverrides } from '../clients/metadata-documents/client-id-metadata-documents.options.js';
@@ -181,7 +182,34 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
     SECURITY_EVENT_RETENTION: seconds(90 * 86_400),
     CIMD_ENABLED: z.enum(['true', 'false']).optional(),
     CIMD_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false'),
+    /** `true`: a production instance may have an http loopback `ISSUER` (behind a local TLS terminator, say). */
+    ALLOW_LOOPBACK_ISSUER: z.enum(['true', 'false']).default('false'),
   };
+}
+
+/**
+ * What an authorization server (or the proxy) needs set in production: its issuer and resources (the development
+ * defaults are `http://localhost:...` and the demo notes server), and Redis unless it runs as one instance (rate
+ * limits are kept per process without it). For `configureApp`'s `production`.
+ */
+export function authorizationServerProductionRequirements(): readonly ProductionRequirement[] {
+  return [
+    {
+      name: 'ISSUER',
+      why: 'the development default is a localhost URL',
+      // The schema allows http on loopback (development); production serves https.
+      invalid: (value, env) =>
+        value.startsWith('https:') || env['ALLOW_LOOPBACK_ISSUER'] === 'true'
+          ? undefined
+          : 'must be https in production (or set ALLOW_LOOPBACK_ISSUER=true for a loopback issuer on purpose)',
+    },
+    { name: 'RESOURCES', why: 'the development default is the demo notes server on localhost' },
+    {
+      name: 'REDIS_URL',
+      why: 'rate limits are shared by every instance through it',
+      unless: 'SINGLE_INSTANCE',
+    },
+  ];
 }
 
 /** The parsed variables of {@link authorizationServerEnvFields}, with the base `NODE_ENV`. */

@@ -33,6 +33,7 @@ import { refreshStep, reauthorizationStep, type FlowClient, type FlowServer } fr
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
 import { APP_DATABASE_POOL_SIZE, startSqlReference, type SqlReference } from '../sql-reference.js';
+import { productionEnv } from '../production-env.js';
 
 const PEER_MAIN = fileURLToPath(new URL('../../peers/oidc-provider.mjs', import.meta.url));
 /**
@@ -97,11 +98,7 @@ export async function startOurs(env: Record<string, string> = {}): Promise<{
   if (!postgresServerAvailable()) {
     throw new Error('needs PostgreSQL: give --database-url (or set BENCH_DATABASE_URL)');
   }
-  const cluster = await startAuthorizationServers(
-    1,
-    { NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url'), ...env },
-    { direct: true },
-  );
+  const cluster = await startAuthorizationServers(1, { ...productionEnv(), ...env }, { direct: true });
   // Confidential and web, as oidc-provider's, on the same https redirect URI.
   const clientSecret = generateClientSecret();
   const { clientId } = await new ClientRepository(cluster.database.database.prisma).create({

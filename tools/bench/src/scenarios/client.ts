@@ -17,7 +17,6 @@
  * @see https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization#authorization-flow-steps
  * @see https://www.rfc-editor.org/rfc/rfc8414#section-3
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +42,7 @@ import {
 import { summarize } from '../load.js';
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
+import { productionEnv } from '../production-env.js';
 
 /** The kinds of request counted, in the order printed. */
 const KINDS = [
@@ -122,7 +122,7 @@ async function startStack(): Promise<Stack> {
   }
   const psPort = await freePort();
   const resource = `http://127.0.0.1:${psPort}/mcp`;
-  const production = { NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url') };
+  const production = productionEnv();
   const cluster = await startAuthorizationServers(
     1,
     {

@@ -25,6 +25,7 @@ import { rssMiB } from '../load.js';
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
 import { ourTokenSets } from './authorization-server.js';
+import { productionEnv } from '../production-env.js';
 
 /** One request of an app's mix; throws when the answer is not the expected one. */
 type Request = (pool: Pool, worker: number) => Promise<void>;
@@ -227,7 +228,7 @@ async function proxyMix(issuer: string): Promise<Request[]> {
 export async function memoryScenario(settings: Settings): Promise<ResultRow[]> {
   const total = settings.quick ? 1_500 : 100_000;
   const connections = settings.connections;
-  const production = () => ({ NODE_ENV: 'production', METRICS_TOKEN: randomBytes(16).toString('base64url') });
+  const production = productionEnv;
   const databases: TestDatabase[] = [];
   const instances: Instance[] = [];
   let cluster: AuthorizationServerCluster | undefined;

@@ -8,7 +8,6 @@
  * The app under test is tools/bench/src/servers/guarded-app.ts on the Portcullis platform (metrics on, production
  * settings, log level warn), its tokens from a loopback issuer (servers/token-issuer.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
@@ -28,6 +27,7 @@ import { PoolClient } from '../pool-client.js';
 import type { ResultRow } from '../report.js';
 import { startTokenIssuer, type TokenIssuer } from '../servers/token-issuer.js';
 import type { Settings } from '../settings.js';
+import { productionEnv } from '../production-env.js';
 
 const GUARDED_MAIN = fileURLToPath(new URL('../servers/guarded-app.js', import.meta.url));
 const BARE_MAIN = fileURLToPath(new URL('../servers/bare-nest.js', import.meta.url));
@@ -50,8 +50,7 @@ async function startGuardedApp(issuer: TokenIssuer): Promise<GuardedApp> {
     // the resource named here, which tokens are minted for below.
     const resource = 'http://127.0.0.1/mcp';
     const instance = await startInstance(GUARDED_MAIN, {
-      NODE_ENV: 'production',
-      METRICS_TOKEN: randomBytes(16).toString('base64url'),
+      ...productionEnv(),
       DATABASE_URL: database.url ?? '',
       RESOURCE_URI: resource,
       AUTHORIZATION_SERVER: issuer.issuer,
