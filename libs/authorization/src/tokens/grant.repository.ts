@@ -196,13 +196,7 @@ export class GrantRepository {
     now = new Date(),
   ): Promise<CodeRedemption> {
     const refresh = refreshToken
-      ? Prisma.sql`, refresh AS (
-          INSERT INTO refresh_tokens (token_hash, grant_id, scopes, expires_at, confirmation)
-          SELECT ${refreshToken.tokenHash}::text, c.grant_id, ${refreshToken.scopes}::text[],
-                 ${refreshToken.expiresAt}::timestamptz, ${jsonText(refreshToken.confirmation)}::jsonb
-            FROM consumed c
-          RETURNING 1
-        )`
+      ? Prisma.sql`, refresh AS (${insertRefreshToken(refreshToken)})`
       : Prisma.empty;
     const rows = await this.#db.$queryRaw<{ redeemed: number }[]>`
       WITH consumed AS (
@@ -212,14 +206,7 @@ export class GrantRepository {
            AND c.expires_at > ${now}::timestamptz
            AND EXISTS (SELECT 1 FROM grants g WHERE g.id = c.grant_id AND g.revoked_at IS NULL)
         RETURNING c.grant_id
-      ), access AS (
-        INSERT INTO access_tokens (jti, grant_id, client_id, subject, audience, scopes, expires_at)
-        SELECT ${accessToken.jti}::text, c.grant_id, ${accessToken.clientId}::text,
-               ${accessToken.subject}::text, ${accessToken.audience}::text, ${accessToken.scopes}::text[],
-               ${accessToken.expiresAt}::timestamptz
-          FROM consumed c
-        RETURNING 1
-      )${refresh}
+      ), access AS (${insertAccessToken(accessToken)})${refresh}
       SELECT (SELECT count(*) FROM consumed)::int AS redeemed`;
     if (rows[0]?.redeemed === 1) return { outcome: 'redeemed' };
     // Lost to another redemption, or not redeemable: which one decides whether the grant must be revoked.
@@ -311,20 +298,7 @@ export class GrantRepository {
            AND r.expires_at > ${now}::timestamptz
            AND EXISTS (SELECT 1 FROM grants g WHERE g.id = r.grant_id AND g.revoked_at IS NULL)
         RETURNING r.grant_id
-      ), successor AS (
-        INSERT INTO refresh_tokens (token_hash, grant_id, scopes, expires_at, confirmation)
-        SELECT ${successor.tokenHash}::text, c.grant_id, ${successor.scopes}::text[],
-               ${successor.expiresAt}::timestamptz, ${jsonText(successor.confirmation)}::jsonb
-          FROM consumed c
-        RETURNING 1
-      ), access AS (
-        INSERT INTO access_tokens (jti, grant_id, client_id, subject, audience, scopes, expires_at)
-        SELECT ${accessToken.jti}::text, c.grant_id, ${accessToken.clientId}::text,
-               ${accessToken.subject}::text, ${accessToken.audience}::text, ${accessToken.scopes}::text[],
-               ${accessToken.expiresAt}::timestamptz
-          FROM consumed c
-        RETURNING 1
-      )
+      ), successor AS (${insertRefreshToken(successor)}), access AS (${insertAccessToken(accessToken)})
       SELECT (SELECT count(*) FROM consumed)::int AS rotated`;
     if (rows[0]?.rotated === 1) return { outcome: 'rotated' };
     // Lost to another use, or not consumable: which one decides whether the family must be revoked.
@@ -408,6 +382,30 @@ export class GrantRepository {
 /** A JSON object (a confirmation, attachments) as a JSON column value: SQL NULL when there is none. */
 function jsonOrNull(value: object | undefined): Prisma.InputJsonObject | typeof Prisma.DbNull {
   return value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonObject);
+}
+
+/**
+ * The insert of a refresh token into the family of the `consumed` row of the statement it is part of (a CTE's body:
+ * nothing is stored unless that row was consumed).
+ */
+function insertRefreshToken(token: NewRefreshToken): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO refresh_tokens (token_hash, grant_id, scopes, expires_at, confirmation)
+    SELECT ${token.tokenHash}::text, c.grant_id, ${token.scopes}::text[],
+           ${token.expiresAt}::timestamptz, ${jsonText(token.confirmation)}::jsonb
+      FROM consumed c
+    RETURNING 1`;
+}
+
+/** The record of an access token issued with the `consumed` row of the statement it is part of (a CTE's body). */
+function insertAccessToken(token: IssuedAccessToken): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO access_tokens (jti, grant_id, client_id, subject, audience, scopes, expires_at)
+    SELECT ${token.jti}::text, c.grant_id, ${token.clientId}::text,
+           ${token.subject}::text, ${token.audience}::text, ${token.scopes}::text[],
+           ${token.expiresAt}::timestamptz
+      FROM consumed c
+    RETURNING 1`;
 }
 
 /** A JSON object as the text of a `jsonb` parameter of a raw statement: SQL NULL when there is none. */
