@@ -52,7 +52,7 @@ import { SessionService } from './sessions/session.service.js';
 import { RATE_LIMIT_STORE, RateLimitGuard } from './throttling/rate-limit.guard.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-limit.store.js';
 import { AccountController } from './account/account.controller.js';
-import { ACCOUNT_SECTIONS, type AccountSection } from './account/account-section.js';
+import { ACCOUNT_SECTIONS, checkAccountSections, type AccountSection } from './account/account-section.js';
 import { AccountSectionsController } from './account/account-sections.controller.js';
 import { AccountRepository } from './account/account.repository.js';
 import { ACCOUNT_SIGN_IN, type AccountSignIn } from './account/account-sign-in.js';
@@ -238,7 +238,11 @@ export class AuthorizationServerModule {
           ? [
               {
                 provide: ACCOUNT_SECTIONS,
-                useFactory: (...sections: AccountSection[]): AccountSection[] => sections,
+                // Checked once, where they are composed: names, actions, no duplicates (a boot error otherwise).
+                useFactory: (...sections: AccountSection[]): AccountSection[] => {
+                  checkAccountSections(sections);
+                  return sections;
+                },
                 inject: [...accountSections],
               },
             ]

@@ -8,12 +8,7 @@ import {
 } from '../config/authorization-server.options.js';
 import { SessionService } from '../sessions/session.service.js';
 import { accountSessionForm } from './account-form.js';
-import {
-  ACCOUNT_SECTION_NAME,
-  ACCOUNT_SECTIONS,
-  checkAccountSections,
-  type AccountSection,
-} from './account-section.js';
+import { ACCOUNT_SECTION_NAME, ACCOUNT_SECTIONS, type AccountSection } from './account-section.js';
 import { accountRefusedPage } from './account.page.js';
 
 /**
@@ -35,7 +30,6 @@ export class AccountSectionsController {
     @Inject(ACCOUNT_SECTIONS) sections: readonly AccountSection[],
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
   ) {
-    checkAccountSections(sections);
     this.#sections = new Map(sections.map((section) => [section.name, section]));
   }
 

@@ -14,12 +14,7 @@ import { SessionService } from '../sessions/session.service.js';
 import { RateLimit, RateLimitGuard } from '../throttling/rate-limit.guard.js';
 import { UserRepository } from '../users/user.repository.js';
 import { ACCOUNT, accountSessionForm } from './account-form.js';
-import {
-  ACCOUNT_SECTION_NAME,
-  ACCOUNT_SECTIONS,
-  checkAccountSections,
-  type AccountSection,
-} from './account-section.js';
+import { ACCOUNT_SECTION_NAME, ACCOUNT_SECTIONS, type AccountSection } from './account-section.js';
 import { ACCOUNT_SIGN_IN, type AccountSignIn } from './account-sign-in.js';
 import { accountPage, accountRefusedPage, csrfField } from './account.page.js';
 import { AccountRepository } from './account.repository.js';
@@ -47,9 +42,7 @@ export class AccountController {
     @Inject(ACCOUNT_SIGN_IN) private readonly signIn: AccountSignIn,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly options: AuthorizationServerOptions,
     @Optional() @Inject(ACCOUNT_SECTIONS) private readonly sections: readonly AccountSection[] = [],
-  ) {
-    checkAccountSections(this.sections);
-  }
+  ) {}
 
   @Get('account')
   async show(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
