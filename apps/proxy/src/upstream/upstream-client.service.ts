@@ -1,11 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { UserProfile } from '@portcullis/authorization';
 import { isLoopbackHost } from '@portcullis/protocol';
 import * as oidc from 'openid-client';
 import { PROXY_OPTIONS, type ProxyOptions, type UpstreamOptions } from '../proxy.options.js';
 import { admits } from './allowed/allowed-users.js';
 import { createUpstreamProvider } from './providers/upstream-providers.js';
-import type { UpstreamProvider, UpstreamProviderName } from './providers/upstream-provider.js';
+import type {
+  ProviderIdentity,
+  UpstreamProvider,
+  UpstreamProviderName,
+} from './providers/upstream-provider.js';
+import type { UpstreamTokenSet } from './upstream-token.repository.js';
 import { UpstreamError } from './upstream.error.js';
 
 /** Discovered metadata is used this long before it is discovered again. */
@@ -21,32 +25,13 @@ export interface UpstreamAuthorizationRequest {
   readonly prompt?: string;
 }
 
-/** Who signed in upstream, and the tokens the upstream issued to the proxy for them. */
-export interface UpstreamSignIn {
+/**
+ * Who signed in upstream, as the provider stated it (the issuer as discovered and checked, or the API base of a
+ * provider without one), and the tokens the upstream issued to the proxy for them.
+ */
+export interface UpstreamSignIn extends ProviderIdentity, UpstreamTokenSet {
   /** The provider preset the person signed in with. */
   readonly provider: UpstreamProviderName;
-  /**
-   * What the subject is unique within: the upstream's issuer identifier, as discovered and checked, or the API base
-   * of a provider without one (GitHub).
-   */
-  readonly issuer: string;
-  readonly subject: string;
-  /** A name to show and log (`preferred_username`, `email` or `name`; GitHub's `login`), else the subject. */
-  readonly displayName: string;
-  /** The provider's login name, where it has one (GitHub); it can change, so it never keys anything. */
-  readonly login?: string;
-  /** Google: the Workspace domain (`hd`); Entra: the tenant (`tid`); for the allowed-user rules. */
-  readonly hostedDomain?: string;
-  readonly tenantId?: string;
-  /**
-   * The person's `name`, `email` and `email_verified` as the upstream stated them (ID token and UserInfo, or the
-   * provider's API), for the proxy's own `profile` and `email` claims; a member the upstream did not state is absent.
-   */
-  readonly profile: UserProfile;
-  readonly accessToken: string;
-  readonly refreshToken?: string;
-  readonly scopes: readonly string[];
-  readonly expiresAt?: Date;
 }
 
 /** What one refresh at the upstream brought: a new access token, and what changed with it. */
@@ -136,13 +121,7 @@ export class UpstreamClient {
       const expiresIn = tokens.expiresIn();
       return {
         provider: this.#provider.name,
-        issuer: identity.issuer,
-        subject: identity.subject,
-        displayName: identity.displayName,
-        ...(identity.login ? { login: identity.login } : {}),
-        ...(identity.hostedDomain ? { hostedDomain: identity.hostedDomain } : {}),
-        ...(identity.tenantId ? { tenantId: identity.tenantId } : {}),
-        profile: identity.profile,
+        ...identity,
         accessToken: tokens.access_token,
         ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
         scopes: (tokens.scope ?? this.#upstream.scopes.join(' ')).split(' ').filter(Boolean),
