@@ -1,10 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  ClientRepository,
-  generateClientSecret,
-  hashClientSecret,
-  parseKeyEncryptionKey,
-} from '@portcullis/authorization';
+import { parseKeyEncryptionKey } from '@portcullis/authorization';
 import {
   freePort,
   HeadlessUserAgent,
@@ -15,6 +10,7 @@ import {
 import { decodeJwt } from 'jose';
 import { UpstreamTokens } from '../../src/upstream/upstream-token.repository.js';
 import { walk } from '../support/person.js';
+import { exchangeToken, registerResourceServer } from '../support/token-exchange.js';
 import {
   authorizationRequest,
   proxyCallback,
@@ -24,8 +20,6 @@ import {
   type ProxyFixture,
 } from '../support/proxy.fixture.js';
 
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 const RESOURCE = 'http://127.0.0.1:4199/mcp';
 const KEY_ENCRYPTION_KEY = 'k'.repeat(43);
 const SLOW = 120_000;
@@ -64,7 +58,7 @@ describe('the connected accounts of the proxy’s account page', () => {
         KEY_ENCRYPTION_KEY,
       },
     });
-    exchanger = await resourceServerClient(proxy);
+    exchanger = await registerResourceServer(proxy, RESOURCE);
     octocat = await authorize('octocat');
     monalisa = await authorize('monalisa');
     // A connection of each beside the sign-in provider's, as a connect would store it.
@@ -136,22 +130,8 @@ describe('the connected accounts of the proxy’s account page', () => {
     )?.[1];
   }
 
-  async function exchange(subjectToken: string): Promise<{ status: number; body: Record<string, unknown> }> {
-    const response = await fetch(`${proxy.issuer}/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${exchanger.clientId}:${exchanger.secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({
-        grant_type: TOKEN_EXCHANGE,
-        subject_token: subjectToken,
-        subject_token_type: ACCESS_TOKEN_TYPE,
-        audience: 'upstream',
-      }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
+  const exchange = (subjectToken: string) =>
+    exchangeToken(`${proxy.issuer}/token`, exchanger, { subject_token: subjectToken });
 
   /** Every vault row (tokens included) and every removal recorded: what a refusal must leave as it was. */
   async function snapshot() {
@@ -311,21 +291,3 @@ describe('the connected accounts of the proxy’s account page', () => {
     SLOW,
   );
 });
-
-/** A resource server of {@link RESOURCE} registered for token exchange. */
-async function resourceServerClient(proxy: ProxyFixture): Promise<{ clientId: string; secret: string }> {
-  const secret = generateClientSecret();
-  const client = await new ClientRepository(proxy.prisma).create({
-    clientId: `rs-${Math.random().toString(36).slice(2)}`,
-    clientName: 'Notes API',
-    redirectUris: [],
-    grantTypes: [TOKEN_EXCHANGE],
-    responseTypes: [],
-    tokenEndpointAuthMethod: 'client_secret_basic',
-    applicationType: 'web',
-    origin: 'preregistered',
-    secretHash: hashClientSecret(secret),
-    resourceServer: RESOURCE,
-  });
-  return { clientId: client.clientId, secret };
-}

@@ -1,10 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  ClientRepository,
-  generateClientSecret,
-  hashClientSecret,
-  parseKeyEncryptionKey,
-} from '@portcullis/authorization';
+import { parseKeyEncryptionKey } from '@portcullis/authorization';
 import {
   freePort,
   HeadlessUserAgent,
@@ -16,6 +11,7 @@ import {
 import { decodeJwt } from 'jose';
 import { ConnectTickets } from '../../src/connections/connect-ticket.service.js';
 import { walk, type Walk } from '../support/person.js';
+import { exchangeToken, registerResourceServer } from '../support/token-exchange.js';
 import {
   authorizationRequest,
   proxyCallback,
@@ -25,8 +21,6 @@ import {
   type ProxyFixture,
 } from '../support/proxy.fixture.js';
 
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 const RESOURCE = 'http://127.0.0.1:4199/mcp';
 const KEY_ENCRYPTION_KEY = 'k'.repeat(43);
 /** Where no walk here may ever end: the connect flow redirects to no client. */
@@ -73,7 +67,7 @@ describe('the connect link a refused token exchange answers with', () => {
       },
     });
     tickets = new ConnectTickets(proxy.prisma, repositoryOptions(parseKeyEncryptionKey(KEY_ENCRYPTION_KEY)));
-    exchanger = await resourceServerClient(proxy);
+    exchanger = await registerResourceServer(proxy, RESOURCE);
     ({ token: userToken, userId } = await signIn('octocat'));
     ({ userId: monalisaId } = await signIn('monalisa'));
   }, SLOW);
@@ -94,22 +88,7 @@ describe('the connect link a refused token exchange answers with', () => {
     return { token, userId: String(decodeJwt(token).sub) };
   }
 
-  async function exchange(): Promise<{ status: number; body: Record<string, unknown> }> {
-    const response = await fetch(`${proxy.issuer}/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${exchanger.clientId}:${exchanger.secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({
-        grant_type: TOKEN_EXCHANGE,
-        subject_token: userToken,
-        subject_token_type: ACCESS_TOKEN_TYPE,
-        audience: 'upstream',
-      }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
+  const exchange = () => exchangeToken(`${proxy.issuer}/token`, exchanger, { subject_token: userToken });
 
   const vaultRow = (user = userId) =>
     proxy.prisma.upstreamToken.findUniqueOrThrow({
@@ -376,21 +355,3 @@ describe('the connect link a refused token exchange answers with', () => {
     });
   }
 });
-
-/** A resource server of {@link RESOURCE} registered for token exchange, named "Notes API". */
-async function resourceServerClient(proxy: ProxyFixture): Promise<{ clientId: string; secret: string }> {
-  const secret = generateClientSecret();
-  const client = await new ClientRepository(proxy.prisma).create({
-    clientId: `rs-${Math.random().toString(36).slice(2)}`,
-    clientName: 'Notes API',
-    redirectUris: [],
-    grantTypes: [TOKEN_EXCHANGE],
-    responseTypes: [],
-    tokenEndpointAuthMethod: 'client_secret_basic',
-    applicationType: 'web',
-    origin: 'preregistered',
-    secretHash: hashClientSecret(secret),
-    resourceServer: RESOURCE,
-  });
-  return { clientId: client.clientId, secret };
-}

@@ -5,9 +5,13 @@ import { decodeJwt } from 'jose';
 import { signInWithMcpClient } from '../support/provider-flow.js';
 import { reserveResource, startProtectedServer, type ProtectedServer } from '../support/protected-server.js';
 import { proxyCallback, startProxy, type ProxyFixture } from '../support/proxy.fixture.js';
-
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+import {
+  ACCESS_TOKEN_TYPE,
+  exchangeToken,
+  registerResourceServer,
+  TOKEN_EXCHANGE,
+  type ResourceServerClient,
+} from '../support/token-exchange.js';
 
 const OCTOCAT = {
   id: 583231,
@@ -15,11 +19,6 @@ const OCTOCAT = {
   name: 'The Octocat',
   emails: [{ email: 'octocat@github.example', primary: true, verified: true }],
 };
-
-interface ResourceServerClient {
-  readonly clientId: string;
-  readonly secret: string;
-}
 
 describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ€™s upstream token', () => {
   let github: GithubFake;
@@ -57,7 +56,7 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
       env: { ...env, ISSUER: proxy.issuer, EXTENSIONS: 'client-credentials' },
     });
     server = await startProtectedServer({ recorder, resource, authorizationServer: proxy.issuer });
-    exchanger = await resourceServerClient(proxy, server.resource, [TOKEN_EXCHANGE]);
+    exchanger = await registerResourceServer(proxy, server.resource, [TOKEN_EXCHANGE]);
     const seen = server.recorder.exchanges.length;
     ({ subject: userId } = await signInWithMcpClient(server, proxy, 'octocat'));
     userToken = server.recorder.exchanges
@@ -79,28 +78,16 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
       where: { userId_connection: { userId, connection: 'upstream' } },
     });
 
-  async function exchange(
+  const exchange = (
     client: ResourceServerClient,
     params: Record<string, string> = {},
     at: ProxyFixture = proxy,
-  ): Promise<{ status: number; body: Record<string, unknown> }> {
-    const response = await fetch(`${at.issuer.replace(proxy.issuer, at.app.url)}/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${client.clientId}:${client.secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({
-        grant_type: TOKEN_EXCHANGE,
-        subject_token: userToken,
-        subject_token_type: ACCESS_TOKEN_TYPE,
-        requested_token_type: ACCESS_TOKEN_TYPE,
-        audience: 'upstream',
-        ...params,
-      }),
+  ) =>
+    exchangeToken(`${at.app.url}/token`, client, {
+      subject_token: userToken,
+      requested_token_type: ACCESS_TOKEN_TYPE,
+      ...params,
     });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
 
   const githubUser = (token: string) =>
     fetch(`${github.apiUrl}/user`, { headers: { authorization: `Bearer ${token}`, 'user-agent': 'test' } });
@@ -192,7 +179,7 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
   });
 
   it('refuses the userâ€™s token to a resource server it was not issued for', async () => {
-    const other = await resourceServerClient(proxy, 'http://localhost:9/other/mcp', [TOKEN_EXCHANGE]);
+    const other = await registerResourceServer(proxy, 'http://localhost:9/other/mcp', [TOKEN_EXCHANGE]);
     const events = await refusals();
     const answer = await exchange(other);
     expect(answer).toEqual({
@@ -259,7 +246,7 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
   });
 
   it('refuses a resource server not registered for exchange, and a client that is no resource server', async () => {
-    const introspectOnly = await resourceServerClient(proxy, server.resource, []);
+    const introspectOnly = await registerResourceServer(proxy, server.resource, []);
     expect(await exchange(introspectOnly)).toMatchObject({
       status: 400,
       body: { error: 'unauthorized_client' },
@@ -305,25 +292,3 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
   /** How many exchanges were refused so far. */
   const refusals = () => proxy.prisma.securityEvent.count({ where: { type: 'token_exchange.refused' } });
 });
-
-/** A resource server of `resource` at the proxy, as `portcullis-admin clients create --resource-server` makes one. */
-async function resourceServerClient(
-  proxy: ProxyFixture,
-  resource: string,
-  grantTypes: string[],
-): Promise<ResourceServerClient> {
-  const secret = generateClientSecret();
-  const client = await new ClientRepository(proxy.prisma).create({
-    clientId: `rs-${Math.random().toString(36).slice(2)}`,
-    clientName: 'Notes API',
-    redirectUris: [],
-    grantTypes,
-    responseTypes: [],
-    tokenEndpointAuthMethod: 'client_secret_basic',
-    applicationType: 'web',
-    origin: 'preregistered',
-    secretHash: hashClientSecret(secret),
-    resourceServer: resource,
-  });
-  return { clientId: client.clientId, secret };
-}

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ClientRepository, generateClientSecret, hashClientSecret } from '@portcullis/authorization';
 import {
   createAuthorizedFetch,
   handleUrlElicitations,
@@ -18,8 +17,7 @@ import {
 import { PersonAtBrowser, walk } from '../support/person.js';
 import { reserveResource, startProtectedServer, type ProtectedServer } from '../support/protected-server.js';
 import { proxyCallback, startProxy, type ProxyFixture } from '../support/proxy.fixture.js';
-
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+import { registerResourceServer } from '../support/token-exchange.js';
 
 const OCTOCAT = {
   id: 583231,
@@ -50,20 +48,7 @@ describe('an MCP tool calls GitHub as the user: the protected server exchanges t
       resource,
       env: { UPSTREAM_PROVIDER: 'github', UPSTREAM_BASE_URL: github.baseUrl, UPSTREAM_SCOPES: '' },
     });
-    // What `portcullis-admin clients create --resource-server <uri> --grant token-exchange` registers.
-    const secret = generateClientSecret();
-    const registered = await new ClientRepository(proxy.prisma).create({
-      clientId: 'notes-api',
-      clientName: 'Notes API',
-      redirectUris: [],
-      grantTypes: [TOKEN_EXCHANGE],
-      responseTypes: [],
-      tokenEndpointAuthMethod: 'client_secret_basic',
-      applicationType: 'web',
-      origin: 'preregistered',
-      secretHash: hashClientSecret(secret),
-      resourceServer: resource,
-    });
+    const registered = await registerResourceServer(proxy, resource);
     server = await startProtectedServer({
       recorder,
       resource,
@@ -71,7 +56,7 @@ describe('an MCP tool calls GitHub as the user: the protected server exchanges t
       env: {
         UPSTREAM_USER_API_URL: `${github.apiUrl}/user`,
         INTROSPECTION_CLIENT_ID: registered.clientId,
-        INTROSPECTION_CLIENT_SECRET: secret,
+        INTROSPECTION_CLIENT_SECRET: registered.secret,
       },
     });
     const person = new PersonAtBrowser(new HeadlessUserAgent(), 'http://127.0.0.1/callback', {
