@@ -157,6 +157,27 @@ describe('portcullis-admin', () => {
     });
   });
 
+  it('names the connections a resource server may exchange for (--connections), the sign-in one by default', async () => {
+    const created = await run(
+      'clients',
+      'create',
+      '--name',
+      'GitHub tools',
+      '--resource-server',
+      'http://localhost:4100/mcp',
+      '--grant',
+      'token-exchange',
+      '--connections',
+      'github, upstream,github',
+      '--json',
+    );
+    expect(created.code).toBe(0);
+    const result = JSON.parse(created.out) as { client_id: string; token_exchange_connections: string[] };
+    expect(result.token_exchange_connections).toEqual(['github', 'upstream']);
+    const row = await database.database.prisma.client.findUniqueOrThrow({ where: { id: result.client_id } });
+    expect(row.metadata).toEqual({ token_exchange_connections: ['github', 'upstream'] });
+  });
+
   it.each([
     [
       ['--resource-server', 'http://localhost:4100/mcp', '--grant', 'client_credentials'],
@@ -167,6 +188,21 @@ describe('portcullis-admin', () => {
       'is not a resource this server issues tokens for',
     ],
     [['--resource-server', 'https://x.example/mcp#f'], 'is not a resource URI'],
+    [
+      ['--resource-server', 'http://localhost:4100/mcp', '--connections', 'github'],
+      'it needs --grant token-exchange',
+    ],
+    [
+      [
+        '--resource-server',
+        'http://localhost:4100/mcp',
+        '--grant',
+        'token-exchange',
+        '--connections',
+        'Git Hub',
+      ],
+      'must be connection names',
+    ],
     [['--resource-server', 'http://localhost:4100/mcp', '--auth', 'none'], 'a resource server authenticates'],
     [
       ['--resource-server', 'http://localhost:4100/mcp', '--redirect-uri', 'https://app.example/cb'],

@@ -58,7 +58,12 @@ export class AppModule {
         ResourceServerModule.forRoot(resourceServerOptions(config)),
         NotesModule,
         McpModule.forRoot(
-          config.UPSTREAM_USER_API_URL ? { upstreamUserApiUrl: config.UPSTREAM_USER_API_URL } : {},
+          config.UPSTREAM_USER_API_URL
+            ? {
+                upstreamUserApiUrl: config.UPSTREAM_USER_API_URL,
+                upstreamConnection: config.UPSTREAM_CONNECTION,
+              }
+            : {},
         ),
         DpopModule.forRoot({
           composed: config.EXTENSIONS.has(DPOP_EXTENSION_ID),

@@ -141,6 +141,18 @@ export const envSchema = baseEnvSchema({ port: 4100 })
      * `--grant token-exchange`).
      */
     UPSTREAM_USER_API_URL: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
+    /**
+     * The connection at the authorization server whose token UPSTREAM_USER_API_URL takes (the RFC 8693 `audience` of
+     * the exchange): `upstream` (the default) for the provider people sign in with at the proxy, or the name of one
+     * of the proxy's CONNECTIONS (`github`).
+     */
+    UPSTREAM_CONNECTION: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be a connection name (lowercase letters, digits, -)')
+        .default('upstream'),
+    ),
     /** The protected server's own client credentials for RFC 7662 introspection. */
     INTROSPECTION_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().optional()),
     INTROSPECTION_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),

@@ -13,8 +13,9 @@ import type { ExtensionRegistry } from '@portcullis/extensions';
 import { configureApp, type AppOverrides, type ConfiguredApp, type EnvSource } from '@portcullis/platform';
 import { ConnectedAccountsSection } from './account/connected-accounts.section.js';
 import { UpstreamAccountSignIn } from './account/upstream-account-sign-in.js';
+import { connectionCallbackPath, ConnectTickets } from './connections/connect-ticket.service.js';
 import { ConnectController } from './connections/connect.controller.js';
-import { ConnectTickets } from './connections/connect-ticket.service.js';
+import { UpstreamConnections } from './connections/upstream-connections.service.js';
 import { ConfirmClientStep } from './consent/confirm-client.step.js';
 import { ConsentCookies } from './consent/consent-cookie.js';
 import { DEVELOPMENT_UPSTREAM, envSchema, type Env } from './env.schema.js';
@@ -46,7 +47,12 @@ const PROXY_PROVIDERS = [
   ConnectTickets,
   ConsentCookies,
   SignInCookies,
-  UpstreamClient,
+  {
+    provide: UpstreamClient,
+    useFactory: (options: ProxyOptions) => new UpstreamClient(options.upstream),
+    inject: [PROXY_OPTIONS],
+  },
+  UpstreamConnections,
   UpstreamHousekeeping,
   UpstreamIdentities,
   UpstreamRedirect,
@@ -120,6 +126,16 @@ function proxyOptions(config: Env, options: AuthorizationServerOptions): ProxyOp
       redirectUri: `${config.ISSUER}/upstream/callback`,
       ...(config.UPSTREAM_ALLOWED ? { allowed: config.UPSTREAM_ALLOWED } : {}),
     },
+    connections: new Map(
+      [...(config.CONNECTIONS ?? new Map())].map(([name, connection]) => [
+        name,
+        {
+          ...connection,
+          timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+          redirectUri: `${config.ISSUER}/${connectionCallbackPath(name)}`,
+        },
+      ]),
+    ),
     // Upstream tokens are always sealed: under KEY_ENCRYPTION_KEY (required in production), else under a key
     // derived from the cookie secret, so in development they last as long as the sign-ins do.
     sealingKey:

@@ -4,23 +4,19 @@ import {
   dpopAuthorizationServerEnvFields,
 } from '@portcullis/extension-dpop';
 import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
-import { isScopeToken, issuerIdentifierProblem } from '@portcullis/protocol';
+import { isScopeToken } from '@portcullis/protocol';
 import { z } from 'zod';
+import { ConnectionsEnvSchema } from './connections/connections.env.js';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';
 import {
   checkUpstreamProviderEnv,
   defaultUpstreamScopes,
+  UpstreamIssuerSchema,
   upstreamProviderEnvFields,
 } from './upstream/providers/upstream-provider.env.js';
 
 /** An empty variable (`UPSTREAM_CLIENT_SECRET=`) counts as unset. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
-
-/** Someone else's issuer identifier: as the project's own (`IssuerEnvSchema`), but a terminating `/` is kept. */
-const UpstreamIssuerSchema = z.string().superRefine((value, context) => {
-  const problem = issuerIdentifierProblem(value, { terminatingSlash: true });
-  if (problem) context.addIssue({ code: 'custom', message: problem });
-});
 
 const scopeList = z
   .string()
@@ -62,6 +58,11 @@ export const envSchema = baseEnvSchema({ port: 4200 })
     /** Default: the provider's (`openid` for oidc), with `read:org` for GitHub membership rules. */
     UPSTREAM_SCOPES: z.preprocess(unsetIfEmpty, scopeList.optional()),
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /**
+     * Providers beyond the sign-in one that people may connect for tools (a JSON object of names to presets, see
+     * the README's "Connections"); each connection's tokens are kept in the vault and exchanged under its name.
+     */
+    CONNECTIONS: z.preprocess(unsetIfEmpty, ConnectionsEnvSchema.optional()),
     EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),
     ...dpopAuthorizationServerEnvFields,
   })

@@ -1,8 +1,5 @@
 import { clientCredentialsExtension } from '@portcullis/extension-client-credentials';
-import {
-  dpopAuthorizationServerFromEnv,
-  type DpopAuthorizationServerEnv,
-} from '@portcullis/extension-dpop';
+import { dpopAuthorizationServerFromEnv, type DpopAuthorizationServerEnv } from '@portcullis/extension-dpop';
 import type { ExtensionCatalogue } from '@portcullis/platform';
 
 /**

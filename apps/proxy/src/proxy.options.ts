@@ -21,7 +21,10 @@ export interface UpstreamOptions {
   readonly scopes: readonly string[];
   /** Upper bound, in milliseconds, on each upstream operation (discovery, code exchange, UserInfo). */
   readonly timeoutMs: number;
-  /** The proxy's callback, registered upstream: `<issuer>/upstream/callback`. */
+  /**
+   * The proxy's callback, registered upstream: `<issuer>/upstream/callback` for the sign-in provider,
+   * `<issuer>/connections/<name>/callback` for a connection (one per provider, against mix-up: RFC 9700 4.4.2).
+   */
   readonly redirectUri: string;
   /** Who may sign in (`UPSTREAM_ALLOWED`); absent: everyone the upstream signs in. */
   readonly allowed?: AllowedUsers;
@@ -30,6 +33,8 @@ export interface UpstreamOptions {
 /** What the proxy adds to the authorization server it is built from. */
 export interface ProxyOptions {
   readonly upstream: UpstreamOptions;
+  /** `CONNECTIONS`: the providers beyond the sign-in one that people may connect for tools, by name. */
+  readonly connections: ReadonlyMap<string, UpstreamOptions>;
   /** 32 bytes sealing upstream tokens, code verifiers and interaction handles at rest (AES-256-GCM). */
   readonly sealingKey: Uint8Array;
   /** Seconds a consent cookie lets a browser skip the consent page for one client. */

@@ -19,6 +19,8 @@ export interface AdminValues {
   'client-id'?: string;
   'resource-server'?: string;
   grant?: string;
+  /** `clients create --resource-server --grant token-exchange --connections`: the connections it may exchange for. */
+  connections?: string;
   scope?: string;
   password?: string;
   /** `users create|update --email`: the `email` claim; `--email-verified` vouches for it. */

@@ -17,6 +17,7 @@ const USAGE = `portcullis-admin: manage the authorization server's database (the
   clients create --name NAME --resource-server RESOURCE_URI [--auth client_secret_basic|client_secret_post]
                  [--client-id ID]          (a resource server: it may introspect tokens issued for RESOURCE_URI)
                  [--grant token-exchange]  (at the proxy: it may exchange them for the user's upstream token, RFC 8693)
+                 [--connections NAME,...]  (with token-exchange: the connections it may ask for; default upstream)
   clients create --name NAME --grant client_credentials [--scope "SCOPE ..."]
                  [--auth client_secret_basic|client_secret_post|private_key_jwt] [--client-id ID]
                                          (a machine client: client credentials grant, EXTENSIONS=client-credentials)
@@ -100,6 +101,7 @@ export async function runAdmin(
         'client-id': { type: 'string' },
         'resource-server': { type: 'string' },
         grant: { type: 'string' },
+        connections: { type: 'string' },
         scope: { type: 'string' },
         password: { type: 'string' },
         email: { type: 'string' },

@@ -21,11 +21,15 @@ const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'priv
 /** RFC 8693 token exchange, which the proxy's token endpoint takes from resource servers registered for it. */
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
+/** A connection's name at the proxy (`upstream`, or one of its `CONNECTIONS`). */
+const CONNECTION_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
 /**
  * `clients create --resource-server`: a confidential client that is the resource server of one configured resource.
  * It takes no part in authorization (no redirect URIs); it authenticates to `/introspect`, which describes to it only
  * tokens issued for that resource (RFC 7662 4). With `--grant token-exchange` it may also exchange such a token at the
- * proxy for the user's upstream token (RFC 8693), its only grant.
+ * proxy for the user's upstream token (RFC 8693), its only grant, of the connections `--connections` names (kept in
+ * its metadata as `token_exchange_connections`; default `upstream`, the sign-in provider's).
  */
 const createResourceServer: AdminCommand = async ({ prisma, config, values, print, fail }) => {
   const requested = values['resource-server'] ?? '';
@@ -50,6 +54,23 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
   const grant = values.grant;
   if (grant !== undefined && grant !== 'token-exchange' && grant !== TOKEN_EXCHANGE) {
     return fail(`a resource server's only grant is --grant token-exchange (${TOKEN_EXCHANGE})`, 2);
+  }
+  const connections =
+    values.connections === undefined
+      ? undefined
+      : [...new Set(values.connections.split(',').map((name) => name.trim()))];
+  if (connections !== undefined && grant === undefined) {
+    return fail(
+      '--connections names what a resource server may exchange for: it needs --grant token-exchange',
+      2,
+    );
+  }
+  const badName = connections?.find((name) => !CONNECTION_NAME.test(name));
+  if (badName !== undefined || connections?.length === 0) {
+    return fail(
+      `--connections ${values.connections} must be connection names (lowercase letters, digits, -), comma-separated`,
+      2,
+    );
   }
   let resource: string;
   try {
@@ -76,6 +97,7 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
     origin: 'preregistered',
     secretHash: hashClientSecret(secret),
     resourceServer: resource,
+    ...(connections ? { metadata: { token_exchange_connections: connections } } : {}),
   });
   await recordEvent(prisma, 'client.registered', {
     clientId: client.clientId,
@@ -86,7 +108,7 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
       `created resource server ${client.clientId} for ${resource} (set INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET)` +
         (grant === undefined
           ? ''
-          : "; it may exchange its users' tokens for their upstream tokens at the proxy"),
+          : `; it may exchange its users' tokens for their tokens of ${(connections ?? ['upstream']).join(', ')} at the proxy`),
       `client secret (shown once, store it now): ${secret}`,
     ].join('\n'),
     {
@@ -96,6 +118,7 @@ const createResourceServer: AdminCommand = async ({ prisma, config, values, prin
       token_endpoint_auth_method: auth,
       resource_server: resource,
       grant_types: grant === undefined ? [] : [TOKEN_EXCHANGE],
+      ...(grant === undefined ? {} : { token_exchange_connections: connections ?? ['upstream'] }),
     },
   );
   return 0;

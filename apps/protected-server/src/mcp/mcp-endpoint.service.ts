@@ -30,12 +30,14 @@ import { flushingEventStreams } from './event-stream-response.js';
 import { LegacySessionRegistry } from './legacy-sessions.js';
 import { ownerOf } from './mcp-auth-info.js';
 import { createNotesMcpServer } from './notes-mcp.server.js';
-import type { UpstreamWhoamiOptions } from './upstream-whoami.tool.js';
+import { SIGN_IN_CONNECTION, type UpstreamWhoamiOptions } from './upstream-whoami.tool.js';
 
 /** What the app configures of its MCP server. */
 export interface McpOptions {
   /** `UPSTREAM_USER_API_URL`: with it, the tool `upstream_whoami`. */
   readonly upstreamUserApiUrl?: string;
+  /** `UPSTREAM_CONNECTION`: the connection whose token `upstream_whoami` exchanges for; default `upstream`. */
+  readonly upstreamConnection?: string;
 }
 
 /** Injection token of the {@link McpOptions}. */
@@ -75,7 +77,11 @@ export class McpEndpoint implements BeforeApplicationShutdown {
     const onerror = (error: Error) => this.logger.warn(`MCP: ${error.message}`);
     this.#extensions = config.extensions.list();
     this.#upstream = options.upstreamUserApiUrl
-      ? { exchange, userApiUrl: options.upstreamUserApiUrl }
+      ? {
+          exchange,
+          userApiUrl: options.upstreamUserApiUrl,
+          connection: options.upstreamConnection ?? SIGN_IN_CONNECTION,
+        }
       : undefined;
     this.#modern = createMcpHandler(() => this.#server(), {
       legacy: 'reject',

@@ -1,6 +1,7 @@
 /**
- * `upstream_whoami`: who the user is at the identity provider they signed in with, as that provider's own API
- * answers to the user's token there. A demonstration of calling an upstream API as the user.
+ * `upstream_whoami`: who the user is at a provider (the one they signed in with, or another connection such as
+ * GitHub), as that provider's own API answers to the user's token there. A demonstration of calling an upstream API
+ * as the user.
  *
  * Rules kept here:
  * - MCP "Token Passthrough": the client's token never leaves for the provider; the resource server exchanges it at
@@ -31,7 +32,7 @@ import {
 } from '@portcullis/resource-server';
 
 /** The connection of the provider people sign in with at the proxy. */
-const SIGN_IN_CONNECTION = 'upstream';
+export const SIGN_IN_CONNECTION = 'upstream';
 const MAX_ANSWER_BYTES = 64 * 1024;
 const TIMEOUT_MS = 10_000;
 
@@ -40,6 +41,11 @@ export interface UpstreamWhoamiOptions {
   readonly exchange: UpstreamTokenExchange;
   /** `UPSTREAM_USER_API_URL`: GitHub's `https://api.github.com/user`, an OpenID provider's UserInfo endpoint. */
   readonly userApiUrl: string;
+  /**
+   * `UPSTREAM_CONNECTION`: the connection at the authorization server (the RFC 8693 `audience`) whose token the API
+   * takes: `upstream` for the provider people sign in with, or a name of the proxy's `CONNECTIONS`.
+   */
+  readonly connection: string;
 }
 
 const logger = new Logger('UpstreamWhoami');
@@ -68,7 +74,7 @@ export function registerUpstreamWhoami(
       if (!auth) throw new Error('upstream_whoami reached without auth info');
       let token;
       try {
-        token = await options.exchange.upstreamToken(auth, SIGN_IN_CONNECTION);
+        token = await options.exchange.upstreamToken(auth, options.connection);
       } catch (error) {
         if (error instanceof ConnectionRequiredError) {
           const cameBack = context.mcpReq.inputResponses?.[CONNECT] !== undefined;
@@ -102,7 +108,7 @@ export function registerUpstreamWhoami(
       }
       if (response.status === 401) {
         // Revoked at the provider since it was exchanged: the next call exchanges again.
-        options.exchange.forget(auth, SIGN_IN_CONNECTION);
+        options.exchange.forget(auth, options.connection);
         await response.body?.cancel();
         return text(`${host} no longer accepts your token; try again.`, true);
       }

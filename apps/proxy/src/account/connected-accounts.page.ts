@@ -1,11 +1,18 @@
 import { accountTime, escapeHtml } from '@portcullis/authorization';
+import { providerHost } from '../connections/upstream-connections.service.js';
 import { SIGN_IN_CONNECTION, type ConnectionSummary } from '../upstream/upstream-token.repository.js';
 
 /** What the "Connected accounts" section of the account page shows. */
 export interface ConnectedAccountsModel {
+  /** The person's connections in the vault. */
   readonly connections: readonly ConnectionSummary[];
-  /** Where each Disconnect form posts, and the page's CSRF field for it (already escaped). */
+  /** The connections the proxy offers that the person has not connected (`CONNECTIONS`), with their providers' hosts. */
+  readonly offered: readonly { readonly connection: string; readonly host: string }[];
+  /** Every connection the proxy offers (the sign-in provider's among them): those a person can connect again. */
+  readonly configured: ReadonlySet<string>;
+  /** Where each Disconnect and Connect form posts, and the page's CSRF field for them (already escaped). */
   readonly disconnectAction: string;
+  readonly connectAction: string;
   readonly csrfField: string;
   /** The notice of the last disconnect (a key of {@link NOTICES}), when the page comes right after one. */
   readonly notice?: string;
@@ -22,16 +29,11 @@ export const NOTICES: Readonly<Record<string, { readonly role: 'status' | 'alert
       role: 'alert',
       text: 'You have no such connection: nothing was disconnected.',
     },
+    'not-offered': {
+      role: 'alert',
+      text: 'This service is not offered here: nothing was connected.',
+    },
   };
-
-/** The host of an issuer (or the API base standing for one), as a person knows the provider. */
-export function providerHost(issuer: string): string {
-  try {
-    return new URL(issuer).host;
-  } catch {
-    return issuer;
-  }
-}
 
 /**
  * The upstream accounts whose tokens the proxy keeps for a person (so that the MCP servers they approved call those
@@ -61,15 +63,33 @@ export function connectedAccountsSection(model: ConnectedAccountsModel): string 
 <dt>Last used</dt><dd>${escapeHtml(accountTime(connection.lastUsedAt))}</dd>
 <dt>Status</dt><dd class="connection-state">${state}</dd>
 </dl>
-${connection.connection === SIGN_IN_CONNECTION ? `<p class="hint">You sign in with this account: disconnecting it deletes only the tokens kept here; you can still sign in, and your next sign-in keeps new ones.</p>\n` : ''}<form method="post" action="${escapeHtml(model.disconnectAction)}">
+${connection.connection === SIGN_IN_CONNECTION ? `<p class="hint">You sign in with this account: disconnecting it deletes only the tokens kept here; you can still sign in, and your next sign-in keeps new ones.</p>\n` : ''}${connection.hasTokens || !model.configured.has(connection.connection) ? '' : connectForm(model, connection.connection, `Reconnect ${host}`)}<form method="post" action="${escapeHtml(model.disconnectAction)}">
 ${model.csrfField}
 <input type="hidden" name="connection" value="${escapeHtml(connection.connection)}">
 <button type="submit" class="secondary" name="decision" value="disconnect">Disconnect</button>
 </form>
 </div>`;
     })
+    .concat(
+      model.offered.map(
+        ({ connection, host }) => `<div class="connection" data-connection="${escapeHtml(connection)}">
+<h3><code>${escapeHtml(connection)}</code> at ${escapeHtml(host)}</h3>
+<p class="connection-state">Not connected: the MCP servers you use cannot call ${escapeHtml(host)} as you.</p>
+${connectForm(model, connection, `Connect ${host}`)}</div>`,
+      ),
+    )
     .join('\n');
   return `<h2>Connected accounts</h2>
 <p>The proxy keeps tokens of these accounts so that the MCP servers you use can call their APIs as you. Disconnecting one deletes its tokens.</p>
 ${notice ? `<p class="${notice.role === 'status' ? 'warning' : 'error'}" role="${notice.role}" id="connections-notice">${escapeHtml(notice.text)}</p>\n` : ''}${rows || '<p class="hint" id="no-connections">No account is connected.</p>'}`;
+}
+
+/** A Connect (or Reconnect) button: a form posting the connection's name with the page's CSRF token. */
+function connectForm(model: ConnectedAccountsModel, connection: string, label: string): string {
+  return `<form method="post" action="${escapeHtml(model.connectAction)}">
+${model.csrfField}
+<input type="hidden" name="connection" value="${escapeHtml(connection)}">
+<button type="submit" name="decision" value="connect">${escapeHtml(label)}</button>
+</form>
+`;
 }

@@ -4,6 +4,7 @@ import { open, seal, type ClientRepository } from '@portcullis/authorization';
 import { PrismaClient } from '@portcullis/persistence';
 import { z } from 'zod';
 import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
+import { SIGN_IN_CONNECTION } from './connections.env.js';
 
 /**
  * How long a connect link is valid: 10 minutes, as long as an upstream sign-in may take (the upstream `state`'s
@@ -33,6 +34,16 @@ const PayloadSchema = z.object({
 /** The path of `connection`'s connect link under the issuer: `connections/<connection>/connect`. */
 export function connectPath(connection: string): string {
   return `connections/${encodeURIComponent(connection)}/connect`;
+}
+
+/**
+ * The path of the callback `connection`'s provider redirects back to, under the issuer: `upstream/callback` for the
+ * sign-in provider, `connections/<connection>/callback` for any other (a redirect URI per provider: RFC 9700 4.4.2).
+ */
+export function connectionCallbackPath(connection: string): string {
+  return connection === SIGN_IN_CONNECTION
+    ? 'upstream/callback'
+    : `connections/${encodeURIComponent(connection)}/callback`;
 }
 
 /** What a connect ticket says, once opened. */

@@ -10,25 +10,31 @@ import {
   type AuthorizationServerOptions,
 } from '@portcullis/authorization';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
 import { UpstreamRedirect } from '../upstream/upstream-redirect.service.js';
-import { UpstreamVault } from '../upstream/upstream-vault.service.js';
+import { UpstreamTokens } from '../upstream/upstream-token.repository.js';
 import { connectPath, ConnectTickets, requestingApp, type ConnectTicket } from './connect-ticket.service.js';
 import { connectPage, connectRefusedPage } from './connect.page.js';
+import { SIGN_IN_CONNECTION } from './connections.env.js';
+import { UpstreamConnections, type UpstreamConnection } from './upstream-connections.service.js';
 
 /** A ticket that passed every check of the link, with its sealed form (what the form posts and the state keeps). */
 interface CheckedTicket {
   readonly sealed: string;
   readonly ticket: ConnectTicket;
+  readonly connection: UpstreamConnection;
 }
 
 /**
  * `<issuer>/connections/<connection>/connect?ticket=...`: the link an RFC 8693 exchange refused for want of a live
- * connection hands back as `interaction_uri`, for the resource server to show the user (MCP URL-mode elicitation).
- * The GET shows one button and changes nothing; its POST, with the page's CSRF token (bound to this browser and to
- * the ticket), sends the browser to sign in afresh at the provider. The upstream callback connects only if the person
- * who signs in there is the user the ticket names, and uses the ticket up. A ticket that does not open, has expired,
- * was used, or is for another connection than the path's, gets a 400 page; nothing is stored for it.
+ * connection hands back as `interaction_uri`, for the resource server to show the user (MCP URL-mode elicitation),
+ * and where the account page's Connect buttons lead. The GET shows one button and changes nothing; its POST, with the
+ * page's CSRF token (bound to this browser and to the ticket), sends the browser to sign in afresh at the provider.
+ * Who may complete it is the user the ticket names: for the sign-in provider, the person who signs in there (the
+ * callback compares identities); for any other connection, whose account there is not the sign-in one, the proxy's
+ * session in this browser: without one the person signs in at the sign-in provider first (and comes back here only
+ * if they are that user), with another user's the link is refused. The callback uses the ticket up. A ticket that
+ * does not open, has expired, was used, or is for another connection than the path's (or one no longer offered),
+ * gets a 400 page; nothing is stored for it.
  *
  * @see https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation
  * @see https://www.rfc-editor.org/rfc/rfc9700#section-4.7 (CSRF)
@@ -39,11 +45,11 @@ export class ConnectController {
 
   constructor(
     private readonly tickets: ConnectTickets,
-    private readonly vault: UpstreamVault,
+    private readonly connections: UpstreamConnections,
+    private readonly tokens: UpstreamTokens,
     private readonly redirect: UpstreamRedirect,
     private readonly sessions: SessionService,
     private readonly clients: ClientRepository,
-    @Inject(PROXY_OPTIONS) private readonly options: ProxyOptions,
     @Inject(AUTHORIZATION_SERVER_OPTIONS) private readonly authorization: AuthorizationServerOptions,
   ) {}
 
@@ -56,9 +62,14 @@ export class ConnectController {
     const cookies = new CookieExchange(request.headers.cookie);
     const checked = await this.#check(connection, RequestParameters.fromUrl(request.url));
     if (typeof checked === 'string') return this.#refuse(reply, 400, checked);
+    const { ticket } = checked;
+    const again =
+      ticket.connection === SIGN_IN_CONNECTION ||
+      (await this.tokens.connections(ticket.userId)).some((each) => each.connection === ticket.connection);
     const html = connectPage({
-      host: this.#host(),
-      ...(await requestingApp(this.clients, checked.ticket)),
+      host: checked.connection.host,
+      again,
+      ...(await requestingApp(this.clients, ticket)),
       action: endpointPath(this.authorization.issuer, connectPath(connection)),
       ticket: checked.sealed,
       csrf: this.#csrf(this.sessions.browserBinding(cookies), checked.ticket),
@@ -84,7 +95,22 @@ export class ConnectController {
         'This form was not sent from the page the link opened. Open the link again.',
       );
     }
-    answer(reply, await this.redirect.forConnect(cookies, checked.sealed), cookies);
+    const { sealed, ticket } = checked;
+    const { client } = checked.connection;
+    if (ticket.connection === SIGN_IN_CONNECTION) {
+      return answer(reply, await this.redirect.forConnect(cookies, sealed, client), cookies);
+    }
+    // Another provider's account is not the sign-in one: who connects it is the session here.
+    const session = await this.sessions.current(cookies);
+    if (!session) return answer(reply, await this.redirect.forConnectSignIn(cookies, sealed), cookies);
+    if (session.userId !== ticket.userId) {
+      return this.#refuse(
+        reply,
+        403,
+        'This link was made for another account than the one signed in here. Nothing was connected.',
+      );
+    }
+    answer(reply, await this.redirect.forConnect(cookies, sealed, client), cookies);
   }
 
   /** The link's ticket when it can be used for `connection`; otherwise the reason to show (fixed texts only). */
@@ -97,17 +123,14 @@ export class ConnectController {
     if (reading.outcome === 'used') return 'This link was used already.';
     if (reading.outcome !== 'valid') return invalid;
     const { ticket } = reading;
-    if (!this.vault.has(ticket.connection) || ticket.connection !== connection) return invalid;
-    return { sealed, ticket };
+    const offered = this.connections.get(ticket.connection);
+    if (!offered || ticket.connection !== connection) return invalid;
+    return { sealed, ticket, connection: offered };
   }
 
   /** The CSRF token of the connect form: bound to this browser and to the one ticket. */
   #csrf(binding: string, ticket: ConnectTicket): string {
     return this.sessions.loginCsrfToken(binding, `connect\n${ticket.jti}`);
-  }
-
-  #host(): string {
-    return new URL(this.options.upstream.issuer).host;
   }
 
   #refuse(reply: FastifyReply, status: number, reason: string): void {

@@ -4,6 +4,8 @@ import { escapeHtml, page } from '@portcullis/authorization';
 export interface ConnectPageModel {
   /** The provider's host, as the person knows it (`github.com`). */
   readonly host: string;
+  /** Whether the person had this connection before (it ended), or connects it for the first time. */
+  readonly again: boolean;
   /** The name of the application whose request needs the connection, when it has one. */
   readonly app?: string;
   readonly action: string;
@@ -18,15 +20,20 @@ export interface ConnectPageModel {
 export function connectPage(model: ConnectPageModel): string {
   const host = escapeHtml(model.host);
   const who = model.app ? `<strong>${escapeHtml(model.app)}</strong>` : 'An application';
+  const verb = model.again ? 'Reconnect' : 'Connect';
+  const why = model.again
+    ? `<p>${who} needs to act for you at <strong>${host}</strong>, and your connection there has ended.</p>
+<p>Sign in at <strong>${host}</strong> with the account you used before to connect it again.</p>`
+    : `<p>${who} needs to act for you at <strong>${host}</strong>.</p>
+<p>Sign in at <strong>${host}</strong> and allow this service to act for you there. You can disconnect it at any time from your account page.</p>`;
   return page(
-    `Reconnect ${model.host}`,
-    `<h1>Reconnect ${host}</h1>
-<p>${who} needs to act for you at <strong>${host}</strong>, and your connection there has ended.</p>
-<p>Sign in at <strong>${host}</strong> with the account you used before to connect it again.</p>
+    `${verb} ${model.host}`,
+    `<h1>${verb} ${host}</h1>
+${why}
 <form method="post" action="${escapeHtml(model.action)}">
 <input type="hidden" name="ticket" value="${escapeHtml(model.ticket)}">
 <input type="hidden" name="csrf" value="${escapeHtml(model.csrf)}">
-<button type="submit" id="reconnect">Reconnect ${host}</button>
+<button type="submit" id="reconnect">${verb} ${host}</button>
 </form>
 <p class="hint">This link works once, and only for a short while.</p>`,
   );
@@ -48,7 +55,7 @@ export function connectedPage(model: { readonly host: string; readonly app?: str
   return page(
     'Connected',
     `<h1>Connected</h1>
-<p id="connected">Your <strong>${escapeHtml(model.host)}</strong> account is connected again. You can go back to ${app}.</p>
+<p id="connected">Your <strong>${escapeHtml(model.host)}</strong> account is connected. You can go back to ${app}.</p>
 <p class="hint">You can close this page.</p>`,
   );
 }

@@ -1,7 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { isLoopbackHost } from '@portcullis/protocol';
 import * as oidc from 'openid-client';
-import { PROXY_OPTIONS, type ProxyOptions, type UpstreamOptions } from '../proxy.options.js';
+import type { UpstreamOptions } from '../proxy.options.js';
 import { admits } from './allowed/allowed-users.js';
 import { createUpstreamProvider } from './providers/upstream-providers.js';
 import type {
@@ -55,15 +54,20 @@ export interface RefreshedUpstreamTokens {
  * @see https://www.rfc-editor.org/rfc/rfc9207#section-2.4
  * @see https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation
  */
-@Injectable()
 export class UpstreamClient {
   readonly #upstream: UpstreamOptions;
   readonly #provider: UpstreamProvider;
   #configuration?: { promise: Promise<oidc.Configuration>; at: number };
 
-  constructor(@Inject(PROXY_OPTIONS) options: ProxyOptions) {
-    this.#upstream = options.upstream;
-    this.#provider = createUpstreamProvider(options.upstream);
+  /** `upstream`: the sign-in provider's (`UPSTREAM_*`) or a connection's (`CONNECTIONS`). */
+  constructor(upstream: UpstreamOptions) {
+    this.#upstream = upstream;
+    this.#provider = createUpstreamProvider(upstream);
+  }
+
+  /** The provider and the proxy's client there, as configured; the issuer's host names it on the proxy's pages. */
+  get options(): UpstreamOptions {
+    return this.#upstream;
   }
 
   /** Whether the sign-in is OpenID Connect (and so carries a `nonce` and an ID token). */

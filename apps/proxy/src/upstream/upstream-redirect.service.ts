@@ -1,11 +1,13 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { CookieExchange, Decision, InteractionFlow } from '@portcullis/authorization';
 import * as oidc from 'openid-client';
-import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
 import { SignInCookies } from './sign-in-cookie.js';
 import { UpstreamClient } from './upstream-client.service.js';
 import { UpstreamStates } from './upstream-state.repository.js';
 import { upstreamFailurePage, UpstreamError } from './upstream.error.js';
+
+/** Where the browser goes: upstream, or a page saying the provider cannot be reached. */
+export type BrowserAnswer = Extract<Decision, { readonly kind: 'page' | 'redirect' }>;
 
 /**
  * Sends the browser upstream, only ever after consent: discovers the upstream first (so a slow or dead upstream
@@ -23,10 +25,9 @@ export class UpstreamRedirect {
     private readonly upstream: UpstreamClient,
     private readonly states: UpstreamStates,
     private readonly cookies: SignInCookies,
-    @Inject(PROXY_OPTIONS) private readonly options: ProxyOptions,
   ) {}
 
-  async forward(flow: InteractionFlow): Promise<Decision> {
+  async forward(flow: InteractionFlow): Promise<BrowserAnswer> {
     // `prompt=login` and `select_account` both mean "not the session you have": the upstream signs in again, where
     // the person can also pick another account (OIDC Core 3.1.2.1).
     const again = flow.request.prompt.some((value) => value === 'login' || value === 'select_account');
@@ -42,17 +43,31 @@ export class UpstreamRedirect {
    * to `/account`, and no authorization is answered. As for an authorization, the upstream decides whether its own
    * session is enough.
    */
-  async forAccount(cookies: CookieExchange): Promise<Decision> {
+  async forAccount(cookies: CookieExchange): Promise<BrowserAnswer> {
     return this.#go(cookies, false, async () => ({ purpose: 'account' }));
   }
 
   /**
-   * Sends the browser upstream to connect a connection again for the user `ticket` (a connect ticket, already
-   * checked) names. The upstream signs the person in afresh (its own session may be someone else's), and the
-   * callback accepts the sign-in only if it is that user's.
+   * Sends the browser to `connection`'s provider to connect it for the user `ticket` (a connect ticket, already
+   * checked) names. The provider signs the person in afresh (its own session may be someone else's); the callback
+   * accepts the sign-in only if it is that user's: by the upstream identity for the sign-in provider, by the proxy's
+   * session in this browser for any other.
    */
-  async forConnect(cookies: CookieExchange, ticket: string): Promise<Decision> {
-    return this.#go(cookies, true, async () => ({ purpose: 'connect', ticket }));
+  async forConnect(
+    cookies: CookieExchange,
+    ticket: string,
+    connection: UpstreamClient,
+  ): Promise<BrowserAnswer> {
+    return this.#go(cookies, true, async () => ({ purpose: 'connect', ticket }), connection);
+  }
+
+  /**
+   * Sends the browser upstream to sign in before it connects a connection other than the sign-in provider's for the
+   * user `ticket` names: the callback starts a session only if the person is that user, and comes back to the
+   * connect link.
+   */
+  async forConnectSignIn(cookies: CookieExchange, ticket: string): Promise<BrowserAnswer> {
+    return this.#go(cookies, true, async () => ({ purpose: 'account', ticket }));
   }
 
   async #go(
@@ -60,16 +75,17 @@ export class UpstreamRedirect {
     again: boolean,
     purpose: () => Promise<
       | { purpose: 'authorization'; interaction: string; clientId: string }
-      | { purpose: 'account' }
+      | { purpose: 'account'; ticket?: string }
       | { purpose: 'connect'; ticket: string }
     >,
-  ): Promise<Decision> {
+    upstream = this.upstream,
+  ): Promise<BrowserAnswer> {
     const state = UpstreamStates.newState();
     const codeVerifier = oidc.randomPKCECodeVerifier();
-    const nonce = this.upstream.isOpenIdConnect ? oidc.randomNonce() : undefined;
+    const nonce = upstream.isOpenIdConnect ? oidc.randomNonce() : undefined;
     let url: URL;
     try {
-      url = await this.upstream.authorizationUrl({
+      url = await upstream.authorizationUrl({
         state,
         codeVerifier,
         ...(nonce ? { nonce } : {}),
@@ -81,7 +97,7 @@ export class UpstreamRedirect {
         { err: failure.cause ?? failure, failure: failure.failure },
         'the upstream is not available',
       );
-      return upstreamFailurePage(failure.failure, this.options.upstream);
+      return upstreamFailurePage(failure.failure, upstream.options);
     }
     const record = await purpose();
     const browserBinding = this.cookies.issue(cookies, state);

@@ -21,8 +21,11 @@ export type UpstreamSignInState =
       readonly interaction: string;
       readonly clientId: string;
     })
-  /** It signs the person in to the connected apps page, and nothing else. */
-  | (UpstreamSignInBase & { readonly purpose: 'account' })
+  /**
+   * It signs the person in to the connected apps page and nothing else; with a connect ticket, on the way to connect a
+   * connection other than the sign-in provider's for that ticket's user (back to its link once signed in).
+   */
+  | (UpstreamSignInBase & { readonly purpose: 'account'; readonly ticket?: string })
   /** It connects a connection again for the user a connect ticket names (`ConnectTickets`). */
   | (UpstreamSignInBase & {
       readonly purpose: 'connect';
@@ -74,7 +77,7 @@ export class UpstreamStates {
               interaction: seal(signIn.interaction, this.#key, `upstream-state\n${id}\ninteraction`),
               clientId: signIn.clientId,
             }
-          : signIn.purpose === 'connect'
+          : signIn.ticket !== undefined
             ? { interaction: seal(signIn.ticket, this.#key, `upstream-state\n${id}\nticket`) }
             : {}),
         browserBinding: signIn.browserBinding,
@@ -129,7 +132,15 @@ export class UpstreamStates {
       codeVerifier: open(row.codeVerifier, this.#key, `upstream-state\n${id}\ncode_verifier`),
       ...(row.nonce ? { nonce: row.nonce } : {}),
     };
-    if (row.purpose === 'account') return { purpose: 'account', ...base };
+    if (row.purpose === 'account') {
+      return row.interaction === null
+        ? { purpose: 'account', ...base }
+        : {
+            purpose: 'account',
+            ticket: open(row.interaction, this.#key, `upstream-state\n${id}\nticket`),
+            ...base,
+          };
+    }
     if (row.purpose === 'connect' && row.interaction !== null) {
       return {
         purpose: 'connect',

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { open, seal } from '@portcullis/authorization';
 import { PrismaClient } from '@portcullis/persistence';
+import { SIGN_IN_CONNECTION } from '../connections/connections.env.js';
 import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
 
-/** The connection of the provider people sign in to the proxy with. */
-export const SIGN_IN_CONNECTION = 'upstream';
+export { SIGN_IN_CONNECTION };
 
 /** Tokens an upstream issued, as the vault stores them. */
 export interface UpstreamTokenSet {

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SecurityEvents } from '@portcullis/authorization';
 import { PROXY_OPTIONS, type ProxyOptions } from '../proxy.options.js';
-import { UpstreamClient } from './upstream-client.service.js';
+import { UpstreamConnections } from '../connections/upstream-connections.service.js';
 import { UpstreamError, isGrantRefused } from './upstream.error.js';
 import {
   RefreshLockTimeout,
-  SIGN_IN_CONNECTION,
   UpstreamTokens,
   type RefreshOutcome,
   type StoredConnection,
@@ -65,14 +64,14 @@ export class UpstreamVault {
 
   constructor(
     private readonly tokens: UpstreamTokens,
-    private readonly upstream: UpstreamClient,
+    private readonly connections: UpstreamConnections,
     private readonly events: SecurityEvents,
     @Inject(PROXY_OPTIONS) private readonly options: ProxyOptions,
   ) {}
 
-  /** The connections the vault knows: the sign-in provider's, for now. */
+  /** Whether the vault knows `connection`: the sign-in provider's (`upstream`) or one of `CONNECTIONS`. */
   has(connection: string): boolean {
-    return connection === SIGN_IN_CONNECTION;
+    return this.connections.has(connection);
   }
 
   /**
@@ -91,6 +90,8 @@ export class UpstreamVault {
   }
 
   async #accessToken(userId: string, connection: string, now: number): Promise<VaultAccessToken> {
+    // A connection no longer configured: its rows are kept (the operator may bring it back) but never used.
+    if (!this.has(connection)) throw new ConnectionUnavailable(connection, 'none');
     const stored = await this.tokens.find(userId, connection);
     const usable = this.#usable(stored, now);
     if (usable) {
@@ -140,8 +141,10 @@ export class UpstreamVault {
     if (!current?.live || this.#usable(current, now) || !current.refreshToken) {
       return { kind: 'unchanged' };
     }
+    const client = this.connections.get(connection)?.client;
+    if (!client) return { kind: 'unchanged' };
     try {
-      const refreshed = await this.upstream.refresh(current.refreshToken);
+      const refreshed = await client.refresh(current.refreshToken);
       const tokens: UpstreamTokenSet = {
         accessToken: refreshed.accessToken,
         ...(refreshed.refreshToken ? { refreshToken: refreshed.refreshToken } : {}),

@@ -249,8 +249,11 @@ describe('the connected accounts of the proxy’s account page', () => {
       const page = await octocatBrowser.follow(answer);
       expect(page.body).toContain('id="connections-notice"');
       expect(page.body).toContain('Disconnected.');
-      expect(entry(page, 'upstream')).toBeUndefined();
-      expect(entry(page, 'notes-api')).toBeDefined();
+      // GitHub is now offered to connect, with no Disconnect; notes-api is untouched.
+      expect(entry(page, 'upstream')).toContain('Not connected');
+      expect(entry(page, 'upstream')).toContain('value="connect"');
+      expect(entry(page, 'upstream')).not.toContain('value="disconnect"');
+      expect(entry(page, 'notes-api')).toContain('value="disconnect"');
 
       // Exactly Octocat's GitHub row is gone.
       const after = await snapshot();

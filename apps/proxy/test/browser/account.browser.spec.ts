@@ -156,8 +156,11 @@ describe("the proxy's connected apps page in Chromium", () => {
       await entry.locator('button[value=disconnect]').click();
       await page.waitForURL(/\/account\?connections=disconnected$/);
       expect(await page.locator('#connections-notice').textContent()).toContain('Disconnected.');
-      expect(await section.locator('div.connection').count()).toBe(0);
-      await section.locator('#no-connections').waitFor();
+      // The sign-in provider is now offered to connect again, with no Disconnect.
+      expect(await section.locator('div.connection').count()).toBe(1);
+      expect(await entry.locator('.connection-state').textContent()).toContain('Not connected');
+      expect(await entry.locator('button[value=disconnect]').count()).toBe(0);
+      await entry.locator('button[value=connect]').waitFor();
       expect(problems).toEqual([]);
       await context.close();
 

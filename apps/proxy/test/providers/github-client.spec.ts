@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startGithubFake, type GithubFake, type GithubFakeApp } from '@portcullis/testing';
 import * as oidc from 'openid-client';
-import type { ProxyOptions } from '../../src/proxy.options.js';
+import type { UpstreamOptions } from '../../src/proxy.options.js';
 import { UpstreamClient } from '../../src/upstream/upstream-client.service.js';
 
 const CALLBACK = 'http://127.0.0.1:9/upstream/callback';
@@ -22,18 +22,14 @@ describe('the upstream client with UPSTREAM_PROVIDER=github, against the GitHub 
 
   const clientFor = (app: GithubFakeApp, secret = app.clientSecret) =>
     new UpstreamClient({
-      upstream: {
-        provider: { name: 'github', baseUrl: github.baseUrl, apiUrl: github.apiUrl },
-        issuer: github.baseUrl,
-        clientId: app.clientId,
-        clientSecret: secret,
-        scopes: ['read:user', 'user:email'],
-        timeoutMs: 5000,
-        redirectUri: CALLBACK,
-      },
-      sealingKey: new Uint8Array(32),
-      consentCookieTtl: 60,
-    } satisfies ProxyOptions);
+      provider: { name: 'github', baseUrl: github.baseUrl, apiUrl: github.apiUrl },
+      issuer: github.baseUrl,
+      clientId: app.clientId,
+      clientSecret: secret,
+      scopes: ['read:user', 'user:email'],
+      timeoutMs: 5000,
+      redirectUri: CALLBACK,
+    } satisfies UpstreamOptions);
 
   /** Sends hubot through GitHub's pages from `authorizationUrl`; the callback query GitHub redirects to. */
   async function callbackFrom(authorizationUrl: URL, answer: '1' | '0' = '1'): Promise<URLSearchParams> {

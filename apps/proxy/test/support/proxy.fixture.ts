@@ -216,6 +216,7 @@ export function repositoryOptions(sealingKey: Uint8Array = new Uint8Array(32)): 
       timeoutMs: 1000,
       redirectUri: 'http://localhost:9/upstream/callback',
     },
+    connections: new Map(),
     sealingKey,
     consentCookieTtl: 60,
   };

@@ -11,11 +11,15 @@ export interface ResourceServerClient {
   readonly secret: string;
 }
 
-/** A confidential client, "Notes API", that is the resource server of `resource`, with `grantTypes`. */
+/**
+ * A confidential client, "Notes API", that is the resource server of `resource`, with `grantTypes`, exchanging for
+ * `connections` when given (else the sign-in provider's alone).
+ */
 export async function registerResourceServer(
   proxy: ProxyFixture,
   resource: string,
   grantTypes: string[] = [TOKEN_EXCHANGE],
+  connections?: string[],
 ): Promise<ResourceServerClient> {
   const secret = generateClientSecret();
   const client = await new ClientRepository(proxy.prisma).create({
@@ -29,6 +33,7 @@ export async function registerResourceServer(
     origin: 'preregistered',
     secretHash: hashClientSecret(secret),
     resourceServer: resource,
+    ...(connections ? { metadata: { token_exchange_connections: connections } } : {}),
   });
   return { clientId: client.clientId, secret };
 }

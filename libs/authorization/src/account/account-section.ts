@@ -1,3 +1,5 @@
+import type { Decision } from '../authorize/flow/interaction-step.js';
+import type { CookieExchange } from '../http/cookies.js';
 import type { RequestParameters } from '../http/request-parameters.js';
 
 /**
@@ -31,12 +33,18 @@ export interface AccountSectionSubmission {
   readonly action: string;
   /** The form's fields (`csrf` among them). */
   readonly form: RequestParameters;
+  /** The browser's cookies, for an action that sends it elsewhere with a cookie of its own (see `next`). */
+  readonly cookies: CookieExchange;
 }
 
-/** What an action answers: the browser goes back to `/account` (303), with the section's notice when there is one. */
+/**
+ * What an action answers: the browser goes back to `/account` (303), with the section's notice when there is one;
+ * or, with `next`, where the section sends it instead (a redirect to a provider to connect an account, a page).
+ */
 export interface AccountSectionOutcome {
   /** A key the section shows a fixed text for: lowercase letters, digits and hyphens. */
   readonly notice?: string;
+  readonly next?: Extract<Decision, { readonly kind: 'page' | 'redirect' }>;
 }
 
 /**

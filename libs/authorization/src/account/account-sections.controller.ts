@@ -49,7 +49,11 @@ export class AccountSectionsController {
       return;
     }
     const { cookies, form, session } = posted;
-    const outcome = await section.submit({ userId: session.userId, action, form });
+    const outcome = await section.submit({ userId: session.userId, action, form, cookies });
+    if (outcome.next) {
+      answer(reply, outcome.next, cookies);
+      return;
+    }
     const notice = outcome.notice;
     if (notice !== undefined && !ACCOUNT_SECTION_NAME.test(notice)) {
       throw new Error(`account section ${name} answered a notice that is not a name`);

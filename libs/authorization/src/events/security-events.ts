@@ -20,6 +20,7 @@ export const SECURITY_EVENT_TYPES = [
   'signing_key.withdrawn',
   'introspection.refused',
   'token_exchange.refused',
+  'upstream_connection.connected',
   'upstream_connection.lost',
   'upstream_connection.removed',
 ] as const;

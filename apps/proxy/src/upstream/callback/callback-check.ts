@@ -3,8 +3,10 @@ import type {
   PendingAuthorization,
   PendingAuthorizations,
   RequestParameters,
+  SessionService,
 } from '@portcullis/authorization';
 import type { ConnectTicket, ConnectTickets } from '../../connections/connect-ticket.service.js';
+import type { UpstreamConnections } from '../../connections/upstream-connections.service.js';
 import type { SignInCookies } from '../sign-in-cookie.js';
 import type { UpstreamClient, UpstreamSignIn } from '../upstream-client.service.js';
 import type { UpstreamIdentities } from '../upstream-identity.repository.js';
@@ -18,17 +20,28 @@ import type { UpstreamSignInState, UpstreamStates } from '../upstream-state.repo
 export interface CallbackCheckContext {
   readonly params: RequestParameters;
   readonly cookies: CookieExchange;
+  /**
+   * The connection whose callback the browser came back to: `upstream` at `/upstream/callback`, `<name>` at
+   * `/connections/<name>/callback`.
+   */
+  readonly arrivedAt: string;
   readonly states: UpstreamStates;
   readonly signInCookies: SignInCookies;
   readonly pendingAuthorizations: PendingAuthorizations;
-  readonly upstream: UpstreamClient;
+  readonly connections: UpstreamConnections;
   readonly identities: UpstreamIdentities;
   readonly connectTickets: ConnectTickets;
+  readonly sessions: SessionService;
   state?: string;
   signIn?: UpstreamSignInState;
   pending?: PendingAuthorization;
+  /** The provider the sign-in went to: the connect ticket's connection's, or the sign-in provider's. */
+  upstream?: UpstreamClient;
   result?: UpstreamSignIn;
-  /** The connect ticket of a `connect` sign-in, opened and checked against who signed in. */
+  /**
+   * The connect ticket of a `connect` sign-in (or of an `account` sign-in on its way to one), opened and checked
+   * against who signed in.
+   */
   connectTicket?: ConnectTicket;
 }
 
@@ -53,10 +66,9 @@ export interface CallbackCheck {
 }
 
 /** A field an earlier check established; a missing one is a programming error in the order of the checks. */
-export function established<K extends 'state' | 'signIn' | 'pending' | 'result' | 'connectTicket'>(
-  context: CallbackCheckContext,
-  key: K,
-): NonNullable<CallbackCheckContext[K]> {
+export function established<
+  K extends 'state' | 'signIn' | 'pending' | 'upstream' | 'result' | 'connectTicket',
+>(context: CallbackCheckContext, key: K): NonNullable<CallbackCheckContext[K]> {
   const value = context[key];
   if (value === undefined || value === null) throw new Error(`callback checks out of order: no ${key} yet`);
   return value as NonNullable<CallbackCheckContext[K]>;

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Logger, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Param, Req, Res } from '@nestjs/common';
 import {
   answer,
   AUTHORIZATION_SERVER_OPTIONS,
@@ -16,19 +16,22 @@ import {
 } from '@portcullis/authorization';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  connectPath,
   ConnectTickets,
   requestingApp,
   type ConnectTicket,
 } from '../../connections/connect-ticket.service.js';
 import { connectedPage } from '../../connections/connect.page.js';
+import { SIGN_IN_CONNECTION } from '../../connections/connections.env.js';
+import { UpstreamConnections } from '../../connections/upstream-connections.service.js';
 import { ConsentCookies } from '../../consent/consent-cookie.js';
 import { PROXY_OPTIONS, type ProxyOptions } from '../../proxy.options.js';
 import { SignInCookies } from '../sign-in-cookie.js';
-import { UpstreamClient, type UpstreamSignIn } from '../upstream-client.service.js';
+import type { UpstreamSignIn } from '../upstream-client.service.js';
 import { UpstreamIdentities } from '../upstream-identity.repository.js';
 import type { UpstreamSignInState } from '../upstream-state.repository.js';
 import { UpstreamStates } from '../upstream-state.repository.js';
-import { SIGN_IN_CONNECTION, UpstreamTokens } from '../upstream-token.repository.js';
+import { UpstreamTokens } from '../upstream-token.repository.js';
 import { upstreamFailurePage, UpstreamError } from '../upstream.error.js';
 import { CallbackRejection, established, type CallbackCheckContext } from './callback-check.js';
 import { CALLBACK_CHECKS } from './callback.checks.js';
@@ -54,7 +57,7 @@ export class UpstreamCallbackController {
     private readonly states: UpstreamStates,
     private readonly signInCookies: SignInCookies,
     private readonly pending: PendingAuthorizations,
-    private readonly upstream: UpstreamClient,
+    private readonly connections: UpstreamConnections,
     private readonly identities: UpstreamIdentities,
     private readonly tokens: UpstreamTokens,
     private readonly interactions: InteractionService,
@@ -67,18 +70,35 @@ export class UpstreamCallbackController {
     private readonly clients: ClientRepository,
   ) {}
 
+  /** The sign-in provider's callback. */
   @Get('upstream/callback')
-  async callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.#callback(SIGN_IN_CONNECTION, request, reply);
+  }
+
+  /** The callback of a connection of `CONNECTIONS`: a redirect URI per provider (RFC 9700 4.4.2). */
+  @Get('connections/:connection/callback')
+  connectionCallback(
+    @Param('connection') connection: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return this.#callback(connection, request, reply);
+  }
+
+  async #callback(arrivedAt: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const cookies = new CookieExchange(request.headers.cookie);
     const context: CallbackCheckContext = {
       params: RequestParameters.fromUrl(request.url),
       cookies,
+      arrivedAt,
       states: this.states,
       signInCookies: this.signInCookies,
       pendingAuthorizations: this.pending,
-      upstream: this.upstream,
+      connections: this.connections,
       identities: this.identities,
       connectTickets: this.connectTickets,
+      sessions: this.sessions,
     };
     for (const check of CALLBACK_CHECKS) {
       try {
@@ -94,26 +114,34 @@ export class UpstreamCallbackController {
     const decision =
       signIn.purpose === 'connect'
         ? await this.#connect(established(context, 'connectTicket'), result)
-        : await this.#complete(cookies, signIn, result);
+        : await this.#complete(cookies, signIn, result, context.connectTicket);
     answer(reply, decision, cookies);
   }
 
   /**
-   * The ticket's user signed in upstream (`connect-identity.check.ts`) and the ticket is used up: their tokens become
-   * the connection's. No session is started and the browser is sent nowhere: the page says to go back to the app.
+   * The ticket's user connected (signed in at the sign-in provider as themselves, `connect-identity.check.ts`, or at
+   * another connection's provider in their own session here, `connect-session.check.ts`) and the ticket is used up:
+   * the tokens become that connection's. No session is started and the browser is sent nowhere: the page says to go
+   * back to the app.
    */
   async #connect(ticket: ConnectTicket, result: UpstreamSignIn): Promise<Decision> {
     await this.tokens.store(ticket.userId, ticket.connection, result.issuer, result);
-    await this.events.record('sign_in.succeeded', {
+    const upstream = {
+      upstream: result.issuer,
+      ...(result.provider === 'oidc' ? {} : { provider: result.provider }),
+    };
+    // Connecting the sign-in provider again is a sign-in there; any other connection's account is its own.
+    if (ticket.connection === SIGN_IN_CONNECTION) {
+      await this.events.record('sign_in.succeeded', {
+        userId: ticket.userId,
+        detail: { ...upstream, page: 'connect', connection: ticket.connection },
+      });
+    }
+    await this.events.record('upstream_connection.connected', {
       userId: ticket.userId,
-      detail: {
-        upstream: result.issuer,
-        ...(result.provider === 'oidc' ? {} : { provider: result.provider }),
-        page: 'connect',
-        connection: ticket.connection,
-      },
+      detail: { ...upstream, connection: ticket.connection, subject: result.subject },
     });
-    const host = new URL(this.options.upstream.issuer).host;
+    const host = this.connections.get(ticket.connection)?.host ?? new URL(result.issuer).host;
     const html = connectedPage({ host, ...(await requestingApp(this.clients, ticket)) });
     return { kind: 'page', status: 200, html };
   }
@@ -122,6 +150,7 @@ export class UpstreamCallbackController {
     cookies: CookieExchange,
     signIn: Exclude<UpstreamSignInState, { purpose: 'connect' }>,
     result: UpstreamSignIn,
+    ticket: ConnectTicket | undefined,
   ) {
     const user = await this.identities.userFor(result, result.displayName, result.profile);
     await this.tokens.store(user.id, SIGN_IN_CONNECTION, result.issuer, result);
@@ -133,10 +162,15 @@ export class UpstreamCallbackController {
         ...(signIn.purpose === 'account' ? { page: 'account' } : {}),
       },
     });
-    // A sign-in to the connected apps page: a session, and back to the page.
+    // A sign-in to the connected apps page: a session, and back to the page; on the way to connect a connection for
+    // the ticket's user (who this is, `connect-identity.check.ts`), back to the connect link instead.
     if (signIn.purpose === 'account') {
       await this.sessions.start(cookies, user.id);
-      return { kind: 'redirect' as const, location: endpointPath(this.authorization.issuer, 'account') };
+      const back =
+        ticket && signIn.ticket
+          ? `${endpointPath(this.authorization.issuer, connectPath(ticket.connection))}?${new URLSearchParams({ ticket: signIn.ticket }).toString()}`
+          : endpointPath(this.authorization.issuer, 'account');
+      return { kind: 'redirect' as const, location: back };
     }
     // What this browser approved on the proxy's page in this flow becomes its consent cookie, once the sign-in
     // has been accepted for the browser that started the flow.
@@ -170,6 +204,6 @@ export class UpstreamCallbackController {
         'the user denied the request',
       );
     }
-    return upstreamFailurePage(error.failure, this.options.upstream);
+    return upstreamFailurePage(error.failure, context.upstream?.options ?? this.options.upstream);
   }
 }

@@ -20,6 +20,7 @@ import {
 import type { TokenResponse } from '@portcullis/extensions';
 import { OAuthError, parseScope } from '@portcullis/protocol';
 import { connectPath, ConnectTickets } from '../../connections/connect-ticket.service.js';
+import { SIGN_IN_CONNECTION } from '../../connections/connections.env.js';
 import { UpstreamError } from '../upstream.error.js';
 import { ConnectionUnavailable, UpstreamVault } from '../upstream-vault.service.js';
 
@@ -100,6 +101,14 @@ export class TokenExchangeGrant implements TokenGrant {
         connection: request.connection,
       });
     }
+    // Each resource server reaches only the connections its operator named for it (`--connections`): the notes
+    // server that needs the sign-in provider's token does not get the user's GitHub one.
+    if (!exchangeableConnections(client.metadata).includes(request.connection)) {
+      return refuse(
+        new OAuthError('invalid_target', `this resource server may not exchange for ${request.connection}`),
+        { connection: request.connection },
+      );
+    }
     let token;
     try {
       token = await this.vault.accessToken(userId, request.connection);
@@ -152,6 +161,17 @@ export class TokenExchangeGrant implements TokenGrant {
       ...(token.scopes.length > 0 ? { scope: token.scopes.join(' ') } : {}),
     };
   }
+}
+
+/**
+ * The connections a resource server may exchange for: its `token_exchange_connections` (`portcullis-admin clients
+ * create ... --grant token-exchange --connections`), else the sign-in provider's alone, as before connections existed.
+ */
+export function exchangeableConnections(metadata: Readonly<Record<string, unknown>>): readonly string[] {
+  const named = metadata['token_exchange_connections'];
+  return Array.isArray(named) && named.every((each) => typeof each === 'string')
+    ? named
+    : [SIGN_IN_CONNECTION];
 }
 
 interface ExchangeRequest {

@@ -2,7 +2,7 @@
 // URL is https (http only on a loopback host, RFC 8252 8.3 and RFC 9700 2.6 for development), without userinfo or
 // fragment (RFC 6749 3.1: an endpoint may carry a query, never a fragment).
 import { IssuerEnvSchema } from '@portcullis/authorization';
-import { isLoopbackHost } from '@portcullis/protocol';
+import { isLoopbackHost, issuerIdentifierProblem } from '@portcullis/protocol';
 import { z } from 'zod';
 import { AllowedUsersEnvSchema, asksGithubMembership, type AllowedUsers } from '../allowed/allowed-users.js';
 import { auth0Issuer } from './auth0.provider.js';
@@ -15,6 +15,12 @@ import { UPSTREAM_PROVIDER_NAMES, type UpstreamProviderOptions } from './upstrea
 
 /** An empty variable counts as unset. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+/** Someone else's issuer identifier: as the project's own (`IssuerEnvSchema`), but a terminating `/` is kept. */
+export const UpstreamIssuerSchema = z.string().superRefine((value, context) => {
+  const problem = issuerIdentifierProblem(value, { terminatingSlash: true });
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 /** An endpoint URL: absolute, https (http on loopback), no userinfo or fragment. */
 const EndpointUrlSchema = z.string().superRefine((value, context) => {

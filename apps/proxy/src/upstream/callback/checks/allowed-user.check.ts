@@ -7,7 +7,7 @@ import { CallbackRejection, established, type CallbackCheck } from '../callback-
 export const allowedUserCheck: CallbackCheck = {
   name: 'allowed-user',
   async run(context) {
-    if (!(await context.upstream.admits(established(context, 'result')))) {
+    if (!(await established(context, 'upstream').admits(established(context, 'result')))) {
       throw new CallbackRejection(
         403,
         'Your account is not among those allowed to use this service. Ask its administrator to admit you.',

@@ -16,7 +16,7 @@ export const upstreamResponseCheck: CallbackCheck = {
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(context.params.entries())) query.set(name, value);
     try {
-      context.result = await context.upstream.signIn(query, {
+      context.result = await established(context, 'upstream').signIn(query, {
         state: established(context, 'state'),
         codeVerifier: signIn.codeVerifier,
         ...(signIn.nonce ? { nonce: signIn.nonce } : {}),
