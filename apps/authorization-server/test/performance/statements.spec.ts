@@ -1,8 +1,9 @@
-// How many statements the authorization server sends PostgreSQL for one refresh with rotation (RFC 9700 4.14.2)
-// and for one authorization code redemption (RFC 6749 4.1.3), counted on the wire by a relay between the server and
-// its real PostgreSQL (statement-counter.ts: each simple Query and each Execute is one statement, so BEGIN and
-// COMMIT count). Warm: an earlier token request has read the client (cached for a few seconds per instance) and used
-// the signing key; the counted request follows at once.
+// How many statements the authorization server sends PostgreSQL for one refresh with rotation (RFC 9700 4.14.2),
+// for one authorization code redemption (RFC 6749 4.1.3) and for one re-authorization (a browser with a session and
+// a consent: the authorization request, RFC 6749 4.1.1, answered with a code, and the code's redemption), counted
+// on the wire by a relay between the server and its real PostgreSQL (statement-counter.ts: each simple Query and each
+// Execute is one statement, so BEGIN and COMMIT count). Warm: an earlier request has read the client (cached for a
+// few seconds per instance) and used the signing key; the counted request follows at once.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
@@ -40,6 +41,13 @@ const REFRESH_STATEMENTS = 3;
  * consumes the code and stores the tokens).
  */
 const CODE_STATEMENTS = 3;
+
+/**
+ * At most this many statements per re-authorization: a `/authorize` answered with a code at once, because the browser
+ * has a live session and its user's consent covers the request, and the redemption of that code (today: one read of
+ * the session with the consent; one statement storing the grant and its code; the redemption's two).
+ */
+const REAUTHORIZATION_STATEMENTS = 6;
 
 /** How the server stores a refresh token: its SHA-256, base64url. */
 const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('base64url');
@@ -283,3 +291,92 @@ describeWithPostgres(
     });
   },
 );
+
+describeWithPostgres('statements sent to PostgreSQL per re-authorization (session and consent given)', () => {
+  const server = countingServer({});
+  let user: { id: string; username: string; password: string };
+  let client: TestClient;
+  const ua = new HeadlessUserAgent();
+  /** Redeems the code of `callback` as the confidential client, with HTTP Basic (RFC 6749 2.3.1), as the bench does. */
+  const redeemAsClient = (callback: URL, request: { verifier: string }) =>
+    tokenRequest(
+      server.as,
+      {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code') ?? undefined,
+        redirect_uri: client.redirectUri,
+        code_verifier: request.verifier,
+        resource: 'http://localhost:4100/mcp',
+      },
+      {
+        authorization: `Basic ${Buffer.from(
+          `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret!)}`,
+        ).toString('base64')}`,
+      },
+    );
+  beforeAll(async () => {
+    user = await server.as.createUser();
+    // A web client on https: a session and an earlier consent let its authorization through without a page (a
+    // loopback or native client is asked for a click, RFC 8252 8.6).
+    client = await server.as.createClient({
+      redirectUris: ['https://client.example/callback'],
+      confidential: 'client_secret_basic',
+    });
+    // The first flow signs in and approves; a second one, answered at once, warms up the path.
+    for (let flow = 0; flow < 2; flow++) {
+      const request = authorizationRequest(server.as, client);
+      const warm = await redeemAsClient(await authorize(ua, request, user, client), request);
+      expect(warm.status).toBe(200);
+    }
+  });
+
+  it(`takes at most ${REAUTHORIZATION_STATEMENTS} for the flow: /authorize answered with a code at once, and its redemption`, async () => {
+    const request = authorizationRequest(server.as, client, { scope: 'notes:read' });
+    server.counter.reset();
+    const response = await ua.get(request.url);
+    const authorizeStatements = [...server.counter.texts];
+    expect(server.counter.statements).toBe(authorizeStatements.length);
+    expect(response.status).toBe(303);
+    const callback = new URL(response.location!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(client.redirectUri);
+    expect(callback.searchParams.get('state')).toBe(request.state);
+    expect(callback.searchParams.get('iss')).toBe(server.as.issuer);
+    // What was counted stored the code with its binding, and its grant with the session it came from.
+    const code = await server.as.prisma.authorizationCode.findUniqueOrThrow({
+      where: { codeHash: tokenHash(callback.searchParams.get('code')!) },
+    });
+    expect(code).toMatchObject({
+      clientId: client.clientId,
+      redirectUri: client.redirectUri,
+      redirectUriSent: true,
+      codeChallenge: createHash('sha256').update(request.verifier).digest('base64url'),
+      consumedAt: null,
+    });
+    const grant = await server.as.prisma.authorizationGrant.findUniqueOrThrow({
+      where: { id: code.grantId },
+    });
+    const session = await server.as.prisma.loginSession.findFirstOrThrow({ where: { userId: user.id } });
+    expect(grant).toMatchObject({
+      clientId: client.clientId,
+      userId: user.id,
+      resource: 'http://localhost:4100/mcp',
+      scopes: ['notes:read'],
+      sessionId: session.id,
+      offlineAccess: false,
+      revokedAt: null,
+    });
+    expect(grant.authTime).toEqual(session.authenticatedAt);
+
+    const { statements: redeemStatements } = await counted(server.counter, () =>
+      redeemAsClient(callback, request),
+    );
+    const flow = [...authorizeStatements, ...redeemStatements];
+    process.stdout.write(
+      `re-authorization: ${authorizeStatements.length} statements for /authorize, ${redeemStatements.length} for /token\n` +
+        `${flow.map((text) => text.replace(/\s+/g, ' ').trim()).join('\n---\n')}\n`,
+    );
+    expectAtMost(REAUTHORIZATION_STATEMENTS, flow);
+    // Still single use.
+    expect((await redeemAsClient(callback, request)).status).toBe(400);
+  });
+});

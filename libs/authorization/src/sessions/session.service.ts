@@ -43,15 +43,35 @@ export class SessionService {
 
   /** The live session of this browser, if any. */
   async current(cookies: CookieExchange): Promise<LoginSession | undefined> {
-    const id = verifyCookieValue(
-      this.#sessionCookie,
-      cookies.get(this.#sessionCookie),
-      this.options.cookieSecret,
-    );
+    const id = this.#sessionId(cookies);
     if (!id) return undefined;
     const session = await this.repository.find(sessionRowId(id));
-    if (!session || session.revokedAt || session.expiresAt.getTime() <= Date.now()) return undefined;
-    return session;
+    return session && live(session) ? session : undefined;
+  }
+
+  /**
+   * The live session of this browser, if any, with what its user consented to for `clientId` and `resource`, read
+   * together: an authorization request learns in one round trip whether it needs a sign-in or a consent page.
+   */
+  async currentWithConsent(
+    cookies: CookieExchange,
+    clientId: string,
+    resource: string,
+  ): Promise<{ session?: LoginSession; consent?: StoredConsent }> {
+    const id = this.#sessionId(cookies);
+    if (!id) return {};
+    const found = await this.repository.findWithConsent(sessionRowId(id), clientId, resource);
+    if (!found || !live(found.session)) return {};
+    const { session, consentedScopes } = found;
+    return {
+      session,
+      consent: {
+        userId: session.userId,
+        clientId,
+        resource,
+        ...(consentedScopes ? { scopes: consentedScopes } : {}),
+      },
+    };
   }
 
   /**
@@ -128,11 +148,36 @@ export class SessionService {
     return given !== undefined && given !== '' && constantTimeEqual(given, expected);
   }
 
+  /** The session id this browser's cookie carries, when its signature verifies. */
+  #sessionId(cookies: CookieExchange): string | undefined {
+    return verifyCookieValue(
+      this.#sessionCookie,
+      cookies.get(this.#sessionCookie),
+      this.options.cookieSecret,
+    );
+  }
+
   #setCookie(cookies: CookieExchange, name: string, value: string, maxAge?: number): void {
     cookies.set(
       serializeCookie(name, value, { secure: this.#secure, ...(maxAge === undefined ? {} : { maxAge }) }),
     );
   }
+}
+
+/**
+ * What a user consented to for one client and resource, as read at the start of a request (see
+ * {@link SessionService.currentWithConsent}); `scopes` is absent when they never consented.
+ */
+export interface StoredConsent {
+  readonly userId: string;
+  readonly clientId: string;
+  readonly resource: string;
+  readonly scopes?: readonly string[];
+}
+
+/** Whether a stored session still signs its browser in: not revoked (signed out) and not expired. */
+function live(session: LoginSession): boolean {
+  return !session.revokedAt && session.expiresAt.getTime() > Date.now();
 }
 
 /** The row id is a hash of the cookie's id, so a database reader cannot ride a session. */

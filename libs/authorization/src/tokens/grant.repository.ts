@@ -132,37 +132,37 @@ export class GrantRepository {
     return this.work.db;
   }
 
-  /** Stores a grant and its code; returns the code in the clear (it is stored only hashed). */
-  async createWithCode(grant: NewGrant, code: NewCode): Promise<string> {
+  /**
+   * Stores a grant and its code, in one statement, and marks the client used (what the sweep of unused
+   * registrations reads; moved at most once a minute, so that concurrent authorizations of one client do not queue
+   * on its row). Returns the code in the clear (it is stored only hashed).
+   */
+  async createWithCode(grant: NewGrant, code: NewCode, now = new Date()): Promise<string> {
     const value = randomToken();
     const id = randomUUID();
-    await this.work.run(async () => {
-      await this.#db.authorizationGrant.create({
-        data: {
-          id,
-          ...grant,
-          sessionId: grant.sessionId ?? null,
-          amr: grant.amr ?? [],
-          authorizationRequest: jsonOrNull(grant.authorizationRequest),
-          attachments: jsonOrNull(grant.attachments),
-        },
-      });
-      // When this client last completed an authorization: what the sweep of unused registrations reads.
-      await this.#db.client.updateMany({ where: { id: grant.clientId }, data: { lastUsedAt: new Date() } });
-      await this.#db.authorizationCode.create({
-        data: {
-          codeHash: tokenHash(value),
-          grantId: id,
-          clientId: grant.clientId,
-          redirectUri: code.redirectUri,
-          redirectUriSent: code.redirectUriSent,
-          codeChallenge: code.codeChallenge,
-          nonce: code.nonce ?? null,
-          confirmation: jsonOrNull(code.confirmation),
-          expiresAt: code.expiresAt,
-        },
-      });
-    });
+    const stored = await this.#db.$executeRaw`
+      WITH new_grant AS (
+        INSERT INTO grants (id, client_id, user_id, resource, scopes, session_id, offline_access, auth_time, amr,
+                            authorization_request, attachments, absolute_expires_at)
+        VALUES (${id}::uuid, ${grant.clientId}::text, ${grant.userId}::uuid, ${grant.resource}::text,
+                ${grant.scopes}::text[], ${grant.sessionId ?? null}::text, ${grant.offlineAccess}::boolean,
+                ${grant.authTime}::timestamptz, ${grant.amr ?? []}::text[],
+                ${jsonText(grant.authorizationRequest)}::jsonb, ${jsonText(grant.attachments)}::jsonb,
+                ${grant.absoluteExpiresAt}::timestamptz)
+        RETURNING id
+      ), used AS (
+        UPDATE clients
+           SET last_used_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+         WHERE client_id = ${grant.clientId}::text
+           AND (last_used_at IS NULL OR last_used_at < ${new Date(now.getTime() - LAST_USED_PRECISION_MS)}::timestamptz)
+      )
+      INSERT INTO authorization_codes (code_hash, grant_id, client_id, redirect_uri, redirect_uri_sent,
+                                       code_challenge, nonce, confirmation, expires_at)
+      SELECT ${tokenHash(value)}::text, g.id, ${grant.clientId}::text, ${code.redirectUri}::text,
+             ${code.redirectUriSent}::boolean, ${code.codeChallenge}::text, ${code.nonce ?? null}::text,
+             ${jsonText(code.confirmation)}::jsonb, ${code.expiresAt}::timestamptz
+        FROM new_grant g`;
+    if (stored !== 1) throw new Error(`storing an authorization code stored ${stored} rows`);
     return value;
   }
 
@@ -378,6 +378,9 @@ export class GrantRepository {
     return grants.length;
   }
 }
+
+/** How stale a client's `last_used_at` may be: concurrent authorizations of a client move it once. */
+const LAST_USED_PRECISION_MS = 60_000;
 
 /** A JSON object (a confirmation, attachments) as a JSON column value: SQL NULL when there is none. */
 function jsonOrNull(value: object | undefined): Prisma.InputJsonObject | typeof Prisma.DbNull {

@@ -2,6 +2,7 @@ import type { LoginSession } from '@portcullis/persistence';
 import type { OAuthClient } from '../../clients/client.js';
 import type { CookieExchange } from '../../http/cookies.js';
 import type { RequestParameters } from '../../http/request-parameters.js';
+import type { StoredConsent } from '../../sessions/session.service.js';
 import type { InteractionProgress, ValidatedAuthorization } from './pending-authorization.js';
 
 /**
@@ -17,6 +18,11 @@ export interface InteractionFlow {
   progress: InteractionProgress;
   /** The live login session of this browser, if any. */
   session?: LoginSession;
+  /**
+   * The consent to this client for this resource of the session's user, read with the session at the start of the
+   * request. Only for that user: a step that signs someone else in leaves it to be read again.
+   */
+  readonly consent?: StoredConsent;
   readonly cookies: CookieExchange;
   /** Stores the request and its progress (saving it on first need) and returns the handle. */
   persist(): Promise<string>;

@@ -71,9 +71,20 @@ export class InteractionService {
     client: OAuthClient,
     cookies: CookieExchange,
   ): Promise<Answer> {
-    const session = await this.sessions.current(cookies);
+    const { session, consent } = await this.sessions.currentWithConsent(
+      cookies,
+      request.clientId,
+      request.resource,
+    );
     return this.#walk(
-      this.#flow({ request, client, progress: {}, cookies, ...(session ? { session } : {}) }),
+      this.#flow({
+        request,
+        client,
+        progress: {},
+        cookies,
+        ...(session ? { session } : {}),
+        ...(consent ? { consent } : {}),
+      }),
     );
   }
 
@@ -270,7 +281,11 @@ export class InteractionService {
       return page(403, otherBrowserPage());
     const client = await this.clients.find(pending.request.clientId);
     if (!client) return page(400, errorPage('invalid_client', 'the client no longer exists'));
-    const session = await this.sessions.current(cookies);
+    const { session, consent } = await this.sessions.currentWithConsent(
+      cookies,
+      pending.request.clientId,
+      pending.request.resource,
+    );
     return this.#flow({
       handle,
       request: pending.request,
@@ -278,6 +293,7 @@ export class InteractionService {
       client,
       cookies,
       ...(session ? { session } : {}),
+      ...(consent ? { consent } : {}),
     });
   }
 

@@ -41,11 +41,17 @@ export class ConsentStep implements InteractionStep {
   ) {}
 
   async next(flow: InteractionFlow): Promise<Decision> {
+    const { request, session, consent } = flow;
     if (flow.progress.approvedScopes) return CONTINUE;
-    if (!flow.session) throw new Error('interaction steps out of order: consent before sign-in');
-    if (flow.request.prompt.includes('consent')) return ASK;
-    const { request } = flow;
-    const stored = await this.consents.scopes(flow.session.userId, request.clientId, request.resource);
+    if (!session) throw new Error('interaction steps out of order: consent before sign-in');
+    if (request.prompt.includes('consent')) return ASK;
+    // The consent read with the session, when it is this user's for this client and resource; else read now.
+    const stored =
+      consent?.userId === session.userId &&
+      consent.clientId === request.clientId &&
+      consent.resource === request.resource
+        ? consent.scopes
+        : await this.consents.scopes(session.userId, request.clientId, request.resource);
     const hierarchy = this.resources.find(request.resource)?.scopeHierarchy;
     return stored && scopesSatisfy(stored, request.scopes, hierarchy) ? CONTINUE : ASK;
   }
