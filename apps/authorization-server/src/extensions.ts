@@ -1,9 +1,6 @@
 import type { ExtensionCatalogue } from '@portcullis/platform';
 import { clientCredentialsExtension } from '@portcullis/extension-client-credentials';
-import {
-  dpopAuthorizationServerFromEnv,
-  type DpopAuthorizationServerEnv,
-} from '@portcullis/extension-dpop';
+import { dpopAuthorizationServerFromEnv, type DpopAuthorizationServerEnv } from '@portcullis/extension-dpop';
 import {
   enterpriseManagedAuthorization,
   type IdJagAudience,

@@ -16,7 +16,9 @@
  *
  * The host must already be in the form a WHATWG URL parser keeps (except for case), so that the canonical URI names
  * the host a client will actually connect to: numeric IPv4 shorthands (`127.1`, `0x7f.0.0.1`), percent-encoded
- * hosts and invalid IDNA labels are refused. IPv6 literals are written in their RFC 5952 form (`[::1]`).
+ * hosts and hosts the parser refuses are refused. IPv6 literals are written in their RFC 5952 form (`[::1]`). An
+ * all-ASCII `xn--` label that is not valid punycode follows the running Node's parser: Node 20 refuses it, Node 24
+ * keeps it as written, as the WHATWG URL standard now does for ASCII hosts.
  */
 import { OAuthError } from './oauth-error.js';
 import { splitAuthority, splitUri } from './uri-parts.js';

@@ -63,7 +63,10 @@ async function startPostgres() {
     // has crashed the server (a backend terminated by SIGPIPE, then the whole cluster reset into recovery). One check
     // a second, with time to answer, is as good a readiness signal.
     .withHealthCheck({
-      test: ['CMD-SHELL', 'PGPASSWORD="$POSTGRES_PASSWORD" pg_isready --host localhost --username "$POSTGRES_USER"'],
+      test: [
+        'CMD-SHELL',
+        'PGPASSWORD="$POSTGRES_PASSWORD" pg_isready --host localhost --username "$POSTGRES_USER"',
+      ],
       interval: 1000,
       timeout: 10_000,
       retries: 120,

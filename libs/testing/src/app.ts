@@ -7,7 +7,7 @@ export interface StartAppOptions {
   /** A harness database to share; by default the app gets a fresh one, stopped with it. */
   database?: TestDatabase;
   overrides?: Omit<AppOverrides, 'database'>;
-  /** A fixed loopback port (see {@link freePort}), for apps whose configuration names their own URL. */
+  /** A fixed loopback port (see `freePort`), for apps whose configuration names their own URL. */
   port?: number;
   /**
    * Keep the app's log lines for {@link TestApp.logs} instead of discarding them; the level is then `info` unless
@@ -64,33 +64,4 @@ export async function startApp(
     if (ownsDatabase) await database.stop();
     throw error;
   }
-}
-
-/** A loopback port nothing listens on right now, for an app that must know its URL before it starts. */
-export async function freePort(): Promise<number> {
-  // A port handed out is often bound only later (a fixture picks the proxy's port, then starts its upstream, which
-  // picks its own): the system may offer the same free port twice meanwhile, so this process never takes one twice.
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = await unusedPort();
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port that this process has not handed out already');
-}
-
-const handedOut = new Set<number>();
-
-async function unusedPort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

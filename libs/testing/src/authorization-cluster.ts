@@ -13,7 +13,7 @@ import {
   UserRepository,
 } from '@portcullis/authorization';
 import { codeChallengeS256, generateCodeVerifier } from '@portcullis/protocol';
-import { freePort } from './app.js';
+import { freePort } from './free-port.js';
 import { startBalancer, type Balancer } from './balancer.js';
 import { startDatabase, type TestDatabase } from './database.js';
 import { spawnApp, type SpawnedApp } from './process.js';

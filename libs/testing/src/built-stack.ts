@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './app.js';
+import { freePort } from './free-port.js';
 import { postgresServerAvailable, startDatabase, type TestDatabase } from './database.js';
 import { runNode, spawnApp, type NodeRun, type SpawnedApp } from './process.js';
 

@@ -6,7 +6,8 @@ export type { Balancer } from './balancer.js';
 export { startFaultProxy } from './fault-proxy.js';
 export type { FaultProxy } from './fault-proxy.js';
 export type { TestRedis, TestRedisResult } from './redis.js';
-export { freePort, startApp } from './app.js';
+export { startApp } from './app.js';
+export { freePort } from './free-port.js';
 export type { StartAppOptions, TestApp } from './app.js';
 export { runNode, spawnApp, type NodeRun } from './process.js';
 export {

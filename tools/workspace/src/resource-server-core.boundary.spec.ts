@@ -48,10 +48,16 @@ describe('the resource server core', () => {
       ),
     ).toEqual([]);
     expect(
-      await restrictedImports('nest/boundary-probe.ts', "import { Injectable as imported } from '@nestjs/common';"),
+      await restrictedImports(
+        'nest/boundary-probe.ts',
+        "import { Injectable as imported } from '@nestjs/common';",
+      ),
     ).toEqual([]);
     expect(
-      await restrictedImports('express/boundary-probe.ts', "import type { RequestHandler as imported } from 'express';"),
+      await restrictedImports(
+        'express/boundary-probe.ts',
+        "import type { RequestHandler as imported } from 'express';",
+      ),
     ).toEqual([]);
   });
 });

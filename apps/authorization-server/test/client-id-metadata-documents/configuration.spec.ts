@@ -81,12 +81,16 @@ describe('the client ID metadata document configuration', () => {
   ])('refuses CIMD_ALLOW_LOOPBACK=true with %s at boot, naming the variable', async (_name, issuer) => {
     const configure = () => AppModule.configure({ ISSUER: issuer, CIMD_ALLOW_LOOPBACK: 'true' });
     await expect(configure()).rejects.toThrow(ConfigError);
-    await expect(configure()).rejects.toThrow('CIMD_ALLOW_LOOPBACK is only accepted when the ISSUER host is loopback');
+    await expect(configure()).rejects.toThrow(
+      'CIMD_ALLOW_LOOPBACK is only accepted when the ISSUER host is loopback',
+    );
   });
 
   it('accepts CIMD_ALLOW_LOOPBACK=true with a loopback issuer', async () => {
     for (const issuer of ['http://localhost:4000', 'http://127.0.0.1:4000', 'http://[::1]:4000']) {
-      await expect(AppModule.configure({ ISSUER: issuer, CIMD_ALLOW_LOOPBACK: 'true' })).resolves.toBeDefined();
+      await expect(
+        AppModule.configure({ ISSUER: issuer, CIMD_ALLOW_LOOPBACK: 'true' }),
+      ).resolves.toBeDefined();
     }
   });
 

@@ -4,7 +4,10 @@ import { AuthorizationServerMetadataSchema, OpenIdProviderMetadataSchema } from 
 import { ConfigError } from '@portcullis/platform';
 import { freePort, startApp, type TestApp } from '@portcullis/testing';
 import { AppModule } from '../../src/app.module.js';
-import { startAuthorizationServer, type AuthorizationServerFixture } from '../support/authorization-server.fixture.js';
+import {
+  startAuthorizationServer,
+  type AuthorizationServerFixture,
+} from '../support/authorization-server.fixture.js';
 
 describe('authorization server metadata', () => {
   let as: AuthorizationServerFixture;
@@ -32,17 +35,33 @@ describe('authorization server metadata', () => {
       response_types_supported: ['code'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-      token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining(['ES256', 'RS256', 'PS256', 'EdDSA']),
+      token_endpoint_auth_methods_supported: [
+        'none',
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
+      token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining([
+        'ES256',
+        'RS256',
+        'PS256',
+        'EdDSA',
+      ]),
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['ES256'],
       authorization_response_iss_parameter_supported: true,
     });
-    expect(document.scopes_supported).toEqual(expect.arrayContaining(['openid', 'offline_access', 'notes:read', 'notes:write']));
+    expect(document.scopes_supported).toEqual(
+      expect.arrayContaining(['openid', 'offline_access', 'notes:read', 'notes:write']),
+    );
   });
 
   it('allows CORS on metadata, JWKS and token, including the token preflight', async () => {
-    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/jwks']) {
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+      '/jwks',
+    ]) {
       const response = await fetch(`${as.app.url}${path}`, { headers: { origin: 'https://app.example' } });
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
     }
@@ -58,7 +77,10 @@ describe('authorization server metadata', () => {
   it('answers a path that is not the issuer path with 404', async () => {
     const response = await fetch(`${as.app.url}/.well-known/oauth-authorization-server/tenant2`);
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: 'invalid_request', error_description: 'no such endpoint' });
+    expect(await response.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'no such endpoint',
+    });
   });
 
   it('publishes public keys only', async () => {
@@ -75,7 +97,10 @@ describe('an issuer with a path', () => {
   beforeAll(async () => {
     const port = await freePort();
     issuer = `http://localhost:${port}/tenant1`;
-    app = await startApp(AppModule, { port, env: { ISSUER: issuer, COOKIE_SECRET: randomBytes(32).toString('hex') } });
+    app = await startApp(AppModule, {
+      port,
+      env: { ISSUER: issuer, COOKIE_SECRET: randomBytes(32).toString('hex') },
+    });
   });
   afterAll(async () => {
     await app?.close();
@@ -120,7 +145,9 @@ describe('the issuer configuration', () => {
   });
 
   it('requires COOKIE_SECRET and KEY_ENCRYPTION_KEY in production, and a well-formed key', async () => {
-    await expect(AppModule.configure({ NODE_ENV: 'production', ISSUER: 'https://a.example' })).rejects.toThrow(
+    await expect(
+      AppModule.configure({ NODE_ENV: 'production', ISSUER: 'https://a.example' }),
+    ).rejects.toThrow(
       /COOKIE_SECRET is required in production.*KEY_ENCRYPTION_KEY is required in production/,
     );
     await expect(AppModule.configure({ KEY_ENCRYPTION_KEY: 'short' })).rejects.toThrow(

@@ -25,7 +25,9 @@ describe('the login and consent forms', () => {
     const user = await as.createUser();
     const ua = new HeadlessUserAgent();
     const login = await ua.follow(await ua.get(authorizationRequest(as, client).url));
-    const page = await ua.follow(await ua.submit(login.form(), { username: user.username, password: user.password }));
+    const page = await ua.follow(
+      await ua.submit(login.form(), { username: user.username, password: user.password }),
+    );
     expect(page.url).toContain('/consent?interaction=');
     return { ua, page };
   }
@@ -39,7 +41,11 @@ describe('the login and consent forms', () => {
   it('refuses a consent POST without the CSRF token, writing nothing and redirecting nowhere', async () => {
     const { ua, page } = await consentPage();
     await expectNothingWritten(async () => {
-      const response = await ua.submit(page.form(), { csrf: '' }, { button: { name: 'decision', value: 'approve' } });
+      const response = await ua.submit(
+        page.form(),
+        { csrf: '' },
+        { button: { name: 'decision', value: 'approve' } },
+      );
       expect(response.status).toBe(403);
       expect(response.location).toBeUndefined();
     });
@@ -57,7 +63,11 @@ describe('the login and consent forms', () => {
       expect(forged.status).toBe(403);
       expect(forged.location).toBeUndefined();
       // The attacker's token with the attacker's request but the victim's session cookie: still refused.
-      const swapped = await victim.ua.submit(attacker.page.form(), {}, { button: { name: 'decision', value: 'approve' } });
+      const swapped = await victim.ua.submit(
+        attacker.page.form(),
+        {},
+        { button: { name: 'decision', value: 'approve' } },
+      );
       expect(swapped.status).toBe(403);
     });
   });
@@ -65,7 +75,11 @@ describe('the login and consent forms', () => {
   it('refuses a consent POST from a browser that is not signed in', async () => {
     const { page } = await consentPage();
     await expectNothingWritten(async () => {
-      const response = await new HeadlessUserAgent().submit(page.form(), {}, { button: { name: 'decision', value: 'approve' } });
+      const response = await new HeadlessUserAgent().submit(
+        page.form(),
+        {},
+        { button: { name: 'decision', value: 'approve' } },
+      );
       expect(response.status).toBe(403);
       expect(response.location).toBeUndefined();
     });
@@ -87,7 +101,10 @@ describe('the login and consent forms', () => {
     const ua = new HeadlessUserAgent();
     const login = await ua.follow(await ua.get(authorizationRequest(as, client).url));
     const sessions = await as.prisma.loginSession.count();
-    const response = await new HeadlessUserAgent().submit(login.form(), { username: user.username, password: user.password });
+    const response = await new HeadlessUserAgent().submit(login.form(), {
+      username: user.username,
+      password: user.password,
+    });
     expect(response.status).toBe(403);
     expect(await as.prisma.loginSession.count()).toBe(sessions);
   });
@@ -110,7 +127,9 @@ describe('the login and consent forms', () => {
     const login = await ua.follow(await ua.get(authorizationRequest(as, client).url));
     const submitted = await ua.submit(login.form(), { username: user.username, password: user.password });
     const port = new URL(as.issuer).port;
-    const cookie = submitted.headers.getSetCookie().find((value) => value.startsWith(`portcullis-session-${port}=`));
+    const cookie = submitted.headers
+      .getSetCookie()
+      .find((value) => value.startsWith(`portcullis-session-${port}=`));
     expect(cookie).toMatch(/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
   });
 });

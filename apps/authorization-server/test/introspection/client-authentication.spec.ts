@@ -37,7 +37,11 @@ describe('the introspection endpoint answers only authenticated confidential cli
     ).json()) as Record<string, unknown>;
     expect(metadata).toMatchObject({
       introspection_endpoint: `${as.issuer}/introspect`,
-      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      introspection_endpoint_auth_methods_supported: [
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
     });
   });
 

@@ -37,7 +37,12 @@ export async function postForm(
     body: form.toString(),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
 }
 
 export interface IssuedTokens {
@@ -59,7 +64,13 @@ export async function issueTokens(
 ): Promise<IssuedTokens> {
   const request = authorizationRequest(as, client, { scope });
   const callback = await authorize(new HeadlessUserAgent(), request, user, client);
-  const response = await redeem(as, client, callback, request, client.clientSecret ? { client_secret: client.clientSecret } : {});
+  const response = await redeem(
+    as,
+    client,
+    callback,
+    request,
+    client.clientSecret ? { client_secret: client.clientSecret } : {},
+  );
   if (response.status !== 200) throw new Error(`token request failed: ${JSON.stringify(response.body)}`);
   return response.body as unknown as IssuedTokens;
 }

@@ -43,7 +43,10 @@ describe('introspection of refresh tokens', () => {
 
   it('describes an unconsumed one to the client it was issued to, typed so no resource server takes it for a bearer token', async () => {
     const tokens = await issueTokens(as, owner, user);
-    const row = await as.prisma.refreshToken.findFirstOrThrow({ where: { consumedAt: null }, orderBy: { createdAt: 'desc' } });
+    const row = await as.prisma.refreshToken.findFirstOrThrow({
+      where: { consumedAt: null },
+      orderBy: { createdAt: 'desc' },
+    });
     const response = await introspect(owner, tokens.refresh_token);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -75,7 +78,10 @@ describe('introspection of refresh tokens', () => {
 
   it('answers inactive once expired', async () => {
     const tokens = await issueTokens(as, owner, user);
-    await as.prisma.refreshToken.updateMany({ where: { consumedAt: null }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await as.prisma.refreshToken.updateMany({
+      where: { consumedAt: null },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await introspect(owner, tokens.refresh_token)).text).toBe('{"active":false}');
   });
 
@@ -85,7 +91,12 @@ describe('introspection of refresh tokens', () => {
     expect((await refresh(tokens.refresh_token)).body.error).toBe('invalid_grant');
     expect((await introspect(owner, rotated.body.refresh_token as string)).text).toBe('{"active":false}');
     // The access tokens of the family went with it.
-    const access = await postForm(as, 'introspect', { token: rotated.body.access_token as string }, basic(other));
+    const access = await postForm(
+      as,
+      'introspect',
+      { token: rotated.body.access_token as string },
+      basic(other),
+    );
     expect(access.text).toBe('{"active":false}');
   });
 

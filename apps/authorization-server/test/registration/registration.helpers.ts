@@ -19,7 +19,11 @@ export async function register(
     body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
 }
 
 /** A valid registration of a native public client (what an MCP client on the user's machine sends). */

@@ -50,7 +50,12 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(Math.abs(body.client_id_issued_at! - Date.now() / 1000)).toBeLessThan(60);
     expect(await as.prisma.client.count()).toBe(before + 1);
     const row = await as.prisma.client.findUniqueOrThrow({ where: { id: body.client_id } });
-    expect(row).toMatchObject({ origin: 'dynamic', secretHash: null, applicationType: 'native', scope: 'notes:read' });
+    expect(row).toMatchObject({
+      origin: 'dynamic',
+      secretHash: null,
+      applicationType: 'native',
+      scope: 'notes:read',
+    });
 
     // The registered scope does not cap the authorization (our choice, for MCP SDK step-up), and the loopback
     // redirect takes any port (RFC 8252 7.3).
@@ -91,7 +96,12 @@ describe('dynamic client registration (RFC 7591)', () => {
     const basic = Buffer.from(`${body.client_id}:${body.client_secret}`).toString('base64');
     const authenticated = await tokenRequest(
       as,
-      { grant_type: 'authorization_code', code: 'unknown', redirect_uri: 'https://notes.example/callback', code_verifier: 'a'.repeat(43) },
+      {
+        grant_type: 'authorization_code',
+        code: 'unknown',
+        redirect_uri: 'https://notes.example/callback',
+        code_verifier: 'a'.repeat(43),
+      },
       { authorization: `Basic ${basic}` },
     );
     // Past client authentication: the code is what fails.
@@ -121,7 +131,9 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(registered.body).not.toHaveProperty('client_secret');
     expect(registered.body).not.toHaveProperty('software_statement');
     expect(registered.body).not.toHaveProperty('unknown_member');
-    const row = await as.prisma.client.findUniqueOrThrow({ where: { id: registered.body.client_id as string } });
+    const row = await as.prisma.client.findUniqueOrThrow({
+      where: { id: registered.body.client_id as string },
+    });
     expect(row.metadata).not.toHaveProperty('client_secret');
     expect(row.metadata).not.toHaveProperty('unknown_member');
   });

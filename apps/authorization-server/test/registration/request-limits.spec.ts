@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MAX_REGISTRATION_BODY } from '@portcullis/authorization';
-import { startAuthorizationServer, type AuthorizationServerFixture } from '../support/authorization-server.fixture.js';
+import {
+  startAuthorizationServer,
+  type AuthorizationServerFixture,
+} from '../support/authorization-server.fixture.js';
 import { nativeClient, register } from './registration.helpers.js';
 
 describe('the registration endpoint, before it reads any metadata,', () => {
@@ -51,7 +54,10 @@ describe('the registration endpoint, before it reads any metadata,', () => {
   it('refuses a 1 MiB body with 413 and an OAuth error body', async () => {
     const response = await storesNothing(() => register(as, padded(1024 * 1024)));
     expect(response.status).toBe(413);
-    expect(response.body).toEqual({ error: 'invalid_request', error_description: 'the request body is too large' });
+    expect(response.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'the request body is too large',
+    });
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -72,7 +78,10 @@ describe('the registration endpoint, before it reads any metadata,', () => {
       register(as, JSON.stringify(nativeClient()), { 'content-type': 'text/plain' }),
     );
     expect(response.status).toBe(415);
-    expect(response.body).toEqual({ error: 'invalid_request', error_description: 'unsupported content type' });
+    expect(response.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'unsupported content type',
+    });
   });
 
   it('refuses malformed JSON with 400 invalid_client_metadata', async () => {
@@ -80,7 +89,8 @@ describe('the registration endpoint, before it reads any metadata,', () => {
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
       error: 'invalid_client_metadata',
-      error_description: 'the client metadata must be a JSON object without __proto__ or constructor.prototype members',
+      error_description:
+        'the client metadata must be a JSON object without __proto__ or constructor.prototype members',
     });
   });
 
@@ -89,9 +99,18 @@ describe('the registration endpoint, before it reads any metadata,', () => {
       ['at the top', '{"__proto__": {"polluted": "yes"}, "client_name": "x"}'],
       [
         'beside valid metadata',
-        JSON.stringify(nativeClient()).replace('{', '{"__proto__": {"polluted": "yes", "token_endpoint_auth_method": "none"},'),
+        JSON.stringify(nativeClient()).replace(
+          '{',
+          '{"__proto__": {"polluted": "yes", "token_endpoint_auth_method": "none"},',
+        ),
       ],
-      ['nested in jwks', JSON.stringify(nativeClient({ jwks: { keys: [] } })).replace('"keys"', '"__proto__": {"polluted": "yes"}, "keys"')],
+      [
+        'nested in jwks',
+        JSON.stringify(nativeClient({ jwks: { keys: [] } })).replace(
+          '"keys"',
+          '"__proto__": {"polluted": "yes"}, "keys"',
+        ),
+      ],
       ['in constructor.prototype', '{"constructor": {"prototype": {"polluted": "yes"}}}'],
     ];
     it.each(cases)('%s', async (_name, body) => {
@@ -99,9 +118,10 @@ describe('the registration endpoint, before it reads any metadata,', () => {
       // What the client sees is an RFC 7591 error, never the platform's own error format.
       expect(response.status).toBe(400);
       expect(response.body).toEqual({
-      error: 'invalid_client_metadata',
-      error_description: 'the client metadata must be a JSON object without __proto__ or constructor.prototype members',
-    });
+        error: 'invalid_client_metadata',
+        error_description:
+          'the client metadata must be a JSON object without __proto__ or constructor.prototype members',
+      });
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
       expect(Object.prototype).not.toHaveProperty('polluted');
       // A later registration is unaffected.

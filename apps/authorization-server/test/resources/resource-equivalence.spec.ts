@@ -21,7 +21,9 @@ describe('a host-only resource named with a trailing slash', () => {
   let client: TestClient;
   beforeAll(async () => {
     as = await startAuthorizationServer({
-      env: { RESOURCES: JSON.stringify([{ uri: ROOT, name: 'Root resource', scopes_supported: ['notes:read'] }]) },
+      env: {
+        RESOURCES: JSON.stringify([{ uri: ROOT, name: 'Root resource', scopes_supported: ['notes:read'] }]),
+      },
     });
     user = await as.createUser();
     client = await as.createClient();

@@ -45,7 +45,12 @@ describe('revocation (RFC 7009)', () => {
     ).json()) as Record<string, unknown>;
     expect(metadata).toMatchObject({
       revocation_endpoint: `${as.issuer}/revoke`,
-      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+      revocation_endpoint_auth_methods_supported: [
+        'none',
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
     });
   });
 

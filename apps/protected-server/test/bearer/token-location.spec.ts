@@ -3,10 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { bearerChallengeOf, countNotes, modernMessage, postMcp } from '../support/mcp-requests.js';
 import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
-import {
-  startTestAuthorizationServer,
-  type TestAuthorizationServer,
-} from '@portcullis/testing';
+import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 
 /** Sends a raw HTTP/1.1 request, so header bytes fetch would refuse to send reach the server; returns the status. */
 function rawStatus(url: string, path: string, authorization: string): Promise<number> {

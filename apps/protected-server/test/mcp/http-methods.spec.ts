@@ -7,10 +7,7 @@ import {
   postMcp,
 } from '../support/mcp-requests.js';
 import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
-import {
-  startTestAuthorizationServer,
-  type TestAuthorizationServer,
-} from '@portcullis/testing';
+import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 
 describe('GET and DELETE /mcp, and the transport’s own guards', () => {
   let as: TestAuthorizationServer;

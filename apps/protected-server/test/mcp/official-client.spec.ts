@@ -7,10 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { legacyHeaders, postMcp } from '../support/mcp-requests.js';
 import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
-import {
-  startTestAuthorizationServer,
-  type TestAuthorizationServer,
-} from '@portcullis/testing';
+import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 
 const ERAS: [string, ClientOptions][] = [
   ['2025 (session-based)', {}],

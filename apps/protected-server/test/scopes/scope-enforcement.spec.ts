@@ -13,10 +13,7 @@ import {
   toolJson,
 } from '../support/mcp-requests.js';
 import { startProtectedServer, type ProtectedServer } from '../support/protected-server.harness.js';
-import {
-  startTestAuthorizationServer,
-  type TestAuthorizationServer,
-} from '@portcullis/testing';
+import { startTestAuthorizationServer, type TestAuthorizationServer } from '@portcullis/testing';
 
 describe('scopes, decided before the MCP SDK sees the request (MCP 2026-07-28 "Scope Challenge Handling")', () => {
   let as: TestAuthorizationServer;

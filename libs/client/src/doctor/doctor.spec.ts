@@ -108,7 +108,11 @@ describe('a token and plain http', () => {
   });
 
   it('keeps the token for https and for plain http on loopback', () => {
-    for (const serverUrl of ['https://mcp.example/mcp', 'http://127.0.0.1:4100/mcp', 'http://localhost/mcp']) {
+    for (const serverUrl of [
+      'https://mcp.example/mcp',
+      'http://127.0.0.1:4100/mcp',
+      'http://localhost/mcp',
+    ]) {
       const options = { serverUrl, token: { accessToken: 'a-live-token' } };
       expect(withheldOverPlainHttp(options)).toBe(options);
     }

@@ -105,7 +105,10 @@ export class RequestAuthenticator {
         });
       }
       if (missingScopes(auth.scopes, required, this.config.scopeHierarchy).length > 0) {
-        throw new OAuthError('insufficient_scope', `This operation needs the scope ${formatScope(required)}.`);
+        throw new OAuthError(
+          'insufficient_scope',
+          `This operation needs the scope ${formatScope(required)}.`,
+        );
       }
       return auth;
     } catch (error) {

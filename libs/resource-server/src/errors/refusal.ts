@@ -42,7 +42,10 @@ export function serverErrorResponse(): RefusalResponse {
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-3 RFC 6750 Section 3}
  * @see {@link https://www.rfc-editor.org/rfc/rfc9728#section-5.1 RFC 9728 Section 5.1}
  */
-export function refusalResponse(config: ResourceServerConfig, refusal: BearerChallengeError): RefusalResponse {
+export function refusalResponse(
+  config: ResourceServerConfig,
+  refusal: BearerChallengeError,
+): RefusalResponse {
   const { error, status } = refusal;
   if (error?.code === 'server_error') return serverErrorResponse();
   const challenge = bearerChallenge({

@@ -21,10 +21,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { OAuthError } from '@portcullis/protocol';
 import { checkBearerPresentation } from '../auth/checks/token-binding.check.js';
-import {
-  resolveResourceServerConfig,
-  type ResourceServerConfig,
-} from '../config/resource-server.config.js';
+import { resolveResourceServerConfig, type ResourceServerConfig } from '../config/resource-server.config.js';
 import type { ResourceServerOptions } from '../config/resource-server.options.js';
 import { TokenVerifier } from '../tokens/token-verifier.service.js';
 import { toMcpAuthInfo } from './mcp-auth-info.js';
@@ -45,7 +42,10 @@ export interface ResourceTokenVerifier extends OAuthTokenVerifier {
 function toMcpError(error: unknown): unknown {
   if (!(error instanceof OAuthError)) return error;
   if (error.code === 'temporarily_unavailable') {
-    return new McpOAuthError('server_error', error.description ?? 'The access token cannot be validated now.');
+    return new McpOAuthError(
+      'server_error',
+      error.description ?? 'The access token cannot be validated now.',
+    );
   }
   return new McpOAuthError(error.code, error.description ?? error.code);
 }
@@ -55,7 +55,10 @@ function toMcpError(error: unknown): unknown {
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc9068#section-4 RFC 9068 Section 4}
  */
-export function mcpTokenVerifier(config: ResourceServerConfig, verifier: TokenVerifier): ResourceTokenVerifier {
+export function mcpTokenVerifier(
+  config: ResourceServerConfig,
+  verifier: TokenVerifier,
+): ResourceTokenVerifier {
   const proof = config.extensions.resourceServerProofOfPossession();
   return {
     resourceMetadataUrl: config.metadataUrl,

@@ -4,7 +4,16 @@
  * gives it (any origin may read it; preflights answered). The root well-known URL is left to the host app, whose
  * other routes may live there; `createResourceServer().metadataHandler()` serves both.
  */
-import { applyDecorators, Controller, Get, Header, HttpCode, Inject, Options, type Type } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Options,
+  type Type,
+} from '@nestjs/common';
 import type { ProtectedResourceMetadata } from '@portcullis/metadata';
 import {
   METADATA_PREFLIGHT_HEADERS,

@@ -6,10 +6,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { ProtectedResourceMetadata } from '@portcullis/metadata';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
-import {
-  assertValidMetadata,
-  protectedResourceMetadata,
-} from '../metadata/protected-resource-metadata.js';
+import { assertValidMetadata, protectedResourceMetadata } from '../metadata/protected-resource-metadata.js';
 import { RESOURCE_SERVER_CONFIG } from './resource-server.constants.js';
 
 /**

@@ -36,10 +36,7 @@ export function RequireScopes(...scopes: [string, ...string[]]): MethodDecorator
   for (const scope of scopes) {
     if (!isScopeToken(scope)) throw new TypeError(`RequireScopes: "${scope}" is not an RFC 6749 scope-token`);
   }
-  return applyDecorators(
-    SetMetadata(REQUIRED_SCOPES_METADATA, Object.freeze([...scopes])),
-    GUARDED(),
-  );
+  return applyDecorators(SetMetadata(REQUIRED_SCOPES_METADATA, Object.freeze([...scopes])), GUARDED());
 }
 
 /**

@@ -23,7 +23,10 @@ export function refusalToResponse(refusal: RefusalResponse): Response {
  * `response` with `headers` added (`Vary` appended to the handler's own). A handler's response may have immutable
  * headers (one `fetch` returned); it is then copied.
  */
-export function withHeaders(response: Response, headers: Readonly<Record<string, string>> | undefined): Response {
+export function withHeaders(
+  response: Response,
+  headers: Readonly<Record<string, string>> | undefined,
+): Response {
   if (headers === undefined || Object.keys(headers).length === 0) return response;
   const apply = (target: Headers) => {
     for (const [name, value] of Object.entries(headers)) {

@@ -44,12 +44,17 @@ describe('createTokenVerifier behind the MCP SDK’s requireBearerAuth', () => {
   let verifier: ResourceTokenVerifier;
 
   beforeAll(async () => {
-    as = await startTestAuthorizationServer({ audience: RESOURCE, introspectionClient: INTROSPECTION_CLIENT });
+    as = await startTestAuthorizationServer({
+      audience: RESOURCE,
+      introspectionClient: INTROSPECTION_CLIENT,
+    });
     verifier = createTokenVerifier({
       resource: RESOURCE,
       authorizationServers: [as.issuer],
       scopeHierarchy: { notes: ['notes:read', 'notes:write'] },
-      tokens: { introspection: { clientId: INTROSPECTION_CLIENT.id, clientSecret: INTROSPECTION_CLIENT.secret } },
+      tokens: {
+        introspection: { clientId: INTROSPECTION_CLIENT.id, clientSecret: INTROSPECTION_CLIENT.secret },
+      },
     });
   });
   afterAll(async () => {

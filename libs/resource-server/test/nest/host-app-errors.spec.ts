@@ -47,19 +47,31 @@ describe('a host app that imports the module and keeps its own error handling', 
     const response = await fetch(`${app.url}/nope`);
     expect(response.status).toBe(404);
     expect(response.headers.get('www-authenticate')).toBeNull();
-    expect(await response.json()).toEqual({ statusCode: 404, message: 'Cannot GET /nope', error: 'Not Found' });
+    expect(await response.json()).toEqual({
+      statusCode: 404,
+      message: 'Cannot GET /nope',
+      error: 'Not Found',
+    });
   });
 
   it('keeps the host’s own HttpException on its own route', async () => {
     const response = await fetch(`${app.url}/host/conflict`);
     expect(response.status).toBe(409);
-    expect(await response.json()).toEqual({ statusCode: 409, message: 'that name is taken', error: 'Conflict' });
+    expect(await response.json()).toEqual({
+      statusCode: 409,
+      message: 'that name is taken',
+      error: 'Conflict',
+    });
   });
 
   it('keeps the host’s own HttpException thrown by a guarded handler once the token passed', async () => {
     const response = await fetch(`${app.url}/host/guarded-conflict`, { headers: bearer(await as.mint()) });
     expect(response.status).toBe(409);
-    expect(await response.json()).toEqual({ statusCode: 409, message: 'that name is taken', error: 'Conflict' });
+    expect(await response.json()).toEqual({
+      statusCode: 409,
+      message: 'that name is taken',
+      error: 'Conflict',
+    });
   });
 
   it('still answers the guarded routes’ refusals with the RFC 6750 challenge', async () => {
@@ -70,7 +82,10 @@ describe('a host app that imports the module and keeps its own error handling', 
       resource_metadata: 'http://127.0.0.1:9/.well-known/oauth-protected-resource/api',
       scope: 'notes:read',
     });
-    const forbidden = await fetch(`${app.url}/api/notes`, { method: 'POST', headers: bearer(await as.mint()) });
+    const forbidden = await fetch(`${app.url}/api/notes`, {
+      method: 'POST',
+      headers: bearer(await as.mint()),
+    });
     expect(forbidden.status).toBe(403);
     expect(bearerChallengeOf(forbidden).params['error']).toBe('insufficient_scope');
     const malformed = await fetch(`${app.url}/api/me?access_token=x`);

@@ -39,19 +39,26 @@ describe('metadataHandler: the RFC 9728 document of a web-standard resource', ()
     ]);
   });
 
-  it.each(resourceServer.metadataPaths)('serves the resource’s own document at %s, readable from any origin', async (path) => {
-    const response = await metadata(new Request(`${ORIGIN}${path}`, { headers: { origin: 'https://app.example' } }));
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('application/json');
-    expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
-    const document = (await response.json()) as Record<string, unknown>;
-    expect(document).toEqual(EXPECTED);
-    expect(ProtectedResourceMetadataSchema.safeParse(document).success).toBe(true);
-  });
+  it.each(resourceServer.metadataPaths)(
+    'serves the resource’s own document at %s, readable from any origin',
+    async (path) => {
+      const response = await metadata(
+        new Request(`${ORIGIN}${path}`, { headers: { origin: 'https://app.example' } }),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+      const document = (await response.json()) as Record<string, unknown>;
+      expect(document).toEqual(EXPECTED);
+      expect(ProtectedResourceMetadataSchema.safeParse(document).success).toBe(true);
+    },
+  );
 
   it('answers HEAD without a body and a preflight with 204', async () => {
-    const head = await metadata(new Request(`${ORIGIN}/.well-known/oauth-protected-resource`, { method: 'HEAD' }));
+    const head = await metadata(
+      new Request(`${ORIGIN}/.well-known/oauth-protected-resource`, { method: 'HEAD' }),
+    );
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
     const preflight = await metadata(
@@ -65,13 +72,18 @@ describe('metadataHandler: the RFC 9728 document of a web-standard resource', ()
   });
 
   it('refuses other methods with 405 and other paths with 404, as invalid_request', async () => {
-    const post = await metadata(new Request(`${ORIGIN}/.well-known/oauth-protected-resource`, { method: 'POST' }));
+    const post = await metadata(
+      new Request(`${ORIGIN}/.well-known/oauth-protected-resource`, { method: 'POST' }),
+    );
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(await post.json()).toEqual({ error: 'invalid_request', error_description: 'method not allowed' });
     const elsewhere = await metadata(new Request(`${ORIGIN}/.well-known/oauth-protected-resource/other`));
     expect(elsewhere.status).toBe(404);
-    expect(await elsewhere.json()).toEqual({ error: 'invalid_request', error_description: 'no such endpoint' });
+    expect(await elsewhere.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'no such endpoint',
+    });
   });
 
   it('serves a path-less resource at the root well-known path only', () => {
@@ -85,7 +97,11 @@ describe('metadataHandler: the RFC 9728 document of a web-standard resource', ()
       ResourceServerConfigError,
     );
     expect(() =>
-      createResourceServer({ resource: RESOURCE, authorizationServers: [ISSUER], scopesSupported: ['offline_access'] }),
+      createResourceServer({
+        resource: RESOURCE,
+        authorizationServers: [ISSUER],
+        scopesSupported: ['offline_access'],
+      }),
     ).toThrow(/offline_access/);
   });
 });

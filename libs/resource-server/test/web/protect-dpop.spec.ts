@@ -57,7 +57,8 @@ describe('protect with DPoP composed (RFC 9449 Section 7)', () => {
     await as?.close();
   });
 
-  const request = (headers: Record<string, string>) => new Request(RESOURCE, { method: 'POST', headers, body: '{}' });
+  const request = (headers: Record<string, string>) =>
+    new Request(RESOURCE, { method: 'POST', headers, body: '{}' });
 
   it('publishes the DPoP fields and challenges with Bearer and DPoP', async () => {
     expect(resourceServer.metadataDocument()).toMatchObject({
@@ -97,7 +98,9 @@ describe('protect with DPoP composed (RFC 9449 Section 7)', () => {
     const headers = new Headers({ authorization: `DPoP ${token}` });
     headers.append('dpop', await proof(key, 'POST', RESOURCE, token));
     headers.append('dpop', await proof(key, 'POST', RESOURCE, token));
-    const twoProofs = await resourceServer.protect(handler)(new Request(RESOURCE, { method: 'POST', headers, body: '{}' }));
+    const twoProofs = await resourceServer.protect(handler)(
+      new Request(RESOURCE, { method: 'POST', headers, body: '{}' }),
+    );
     expect(twoProofs.status).toBe(401);
     expect(((await twoProofs.json()) as { error: string }).error).toBe('invalid_dpop_proof');
     expect(calls).toBe(0);
