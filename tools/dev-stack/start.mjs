@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import concurrently from 'concurrently';
+import pg from 'pg';
 import { APPS } from './apps.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -39,14 +40,46 @@ async function waitForHealth(url, deadline) {
   return false;
 }
 
+/**
+ * With `DATABASE_URL` set, each app gets a database of its own on that server, named after it
+ * (`<database>_authorization_server`, ...) and made when missing: an app's database holds its own tables alone, and a
+ * database another app already holds is refused at boot.
+ */
+async function databasesOnServer(url) {
+  if (!url) return new Map();
+  const base = new URL(url);
+  const prefix = decodeURIComponent(base.pathname.slice(1)) || 'portcullis';
+  const urls = new Map();
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (const app of APPS) {
+      const name = `${prefix}_${app.name.replace(/-/g, '_')}`;
+      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (rowCount === 0) await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+      const own = new URL(base);
+      own.pathname = `/${encodeURIComponent(name)}`;
+      urls.set(app.name, own.href);
+    }
+  } finally {
+    await admin.end();
+  }
+  return urls;
+}
+
 build();
+const databases = await databasesOnServer(process.env.DATABASE_URL);
 const { commands, result } = concurrently(
   APPS.map((app) => ({
     name: app.name,
     // `exec` replaces the shell concurrently starts, so the signal and the exit status are the app's own.
     command: `exec node apps/${app.app}/dist/main.js`,
     prefixColor: app.color,
-    env: { PORT: String(app.port), ...app.env },
+    env: {
+      PORT: String(app.port),
+      ...app.env,
+      ...(databases.has(app.name) ? { DATABASE_URL: databases.get(app.name) } : {}),
+    },
   })),
   { cwd: root, killOthersOn: ['failure'], prefix: 'name', handleInput: false },
 );

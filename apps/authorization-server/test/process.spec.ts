@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readMigrations } from '@portcullis/persistence';
+import { readMigrations, schemaTables } from '@portcullis/persistence';
 import {
   postgresServerAvailable,
   startDatabase,
@@ -125,7 +125,7 @@ describe('the embedded database', () => {
 (postgresServerAvailable() ? describe : describe.skip)(
   "replicas on one PostgreSQL (a server or the run's container)",
   () => {
-    it('two processes booting at once apply each migration exactly once', async () => {
+    it('two processes booting at once apply each of its migrations exactly once, to its own tables alone', async () => {
       const db: TestDatabase = await startDatabase({ migrate: false });
       cleanups.push(() => db.stop());
       const replicas = [start({ DATABASE_URL: db.url! }), start({ DATABASE_URL: db.url! })];
@@ -134,8 +134,16 @@ describe('the embedded database', () => {
       const rows = await db.database.withSession((session) =>
         session.query<{ migration_name: string }>(`SELECT migration_name FROM "_prisma_migrations"`),
       );
-      const shipped = (await readMigrations()).map((migration) => migration.name);
+      const shipped = (await readMigrations('authorization-server')).map((migration) => migration.name);
       expect(rows.map((row) => row.migration_name).sort()).toEqual(shipped);
+      // Its database holds its own tables, and none of the other apps'.
+      const tables = await db.database.withSession((session) =>
+        session.query<{ name: string }>(
+          `SELECT table_name AS name FROM information_schema.tables
+            WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
+        ),
+      );
+      expect(tables.map((row) => row.name).sort()).toEqual([...schemaTables('authorization-server')].sort());
       const appliedLines = replicas.map(
         (replica) => replica.stdout().match(/applied migration/g)?.length ?? 0,
       );

@@ -7,6 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { openDatabase, type Database, type DatabaseTarget, type QueryObserver } from './database.js';
+import type { DatabaseSchema } from './migrator/migrations.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { UnitOfWork } from './unit-of-work.js';
 
@@ -15,6 +16,8 @@ export const DATABASE = 'portcullis:database';
 
 export interface DatabaseModuleOptions {
   target: DatabaseTarget;
+  /** Whose tables the database holds: the app's (its migrations applied at boot, and only those). */
+  schema: DatabaseSchema;
   poolSize?: number;
   /** How long a request waits for a pooled connection, or to begin a transaction, before it answers 503. */
   poolTimeoutMs?: number;
@@ -40,6 +43,7 @@ export class DatabaseModule implements OnApplicationShutdown {
           useFactory: async (): Promise<Database> => {
             const logger = new Logger('Database');
             const database = await openDatabase(options.target, {
+              schema: options.schema,
               ...(options.poolSize ? { poolSize: options.poolSize } : {}),
               ...(options.poolTimeoutMs ? { poolTimeoutMs: options.poolTimeoutMs } : {}),
               ...(options.onQuery ? { onQuery: options.onQuery } : {}),

@@ -4,6 +4,13 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { acquireEmbeddedLock, type EmbeddedLock } from './embedded-lock.js';
 import { PrismaClient } from './generated/prisma/client.js';
+import {
+  isAppSchema,
+  otherAppsMigrations,
+  readMigrations,
+  type DatabaseSchema,
+  type MigrationSet,
+} from './migrator/migrations.js';
 import { migrate, pendingMigrations, type MigrationLogger } from './migrator/migrator.js';
 import { pgliteSession, pgSession, type SqlSession } from './migrator/sql-session.js';
 import { redactDatabaseUrl } from './redact-url.js';
@@ -66,6 +73,11 @@ export type DatabaseTarget = { url: string } | { pgliteDir: string } | { pglite:
 
 export interface OpenDatabaseOptions {
   logger?: MigrationLogger;
+  /**
+   * Whose tables the database holds (`APP_SCHEMAS`): an app's own migrations are applied and checked, and only those;
+   * or only the sets named; default `all`, every shared set (a database several kinds of code share, as in tests).
+   */
+  schema?: DatabaseSchema | readonly MigrationSet[];
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
   /** Connection pool size for PostgreSQL (default 10). */
@@ -89,7 +101,7 @@ export interface Database {
   withSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a query; rejects otherwise. */
   ping(): Promise<void>;
-  /** Names of shipped migrations not applied to this database. */
+  /** Names of shipped migrations of its schema not applied to this database. */
   pendingMigrations(): Promise<string[]>;
   /** The PostgreSQL connection pool's state; undefined for the embedded database (one session, no pool). */
   poolStats(): PoolStats | undefined;
@@ -110,12 +122,20 @@ export async function openDatabase(
   options: OpenDatabaseOptions = {},
 ): Promise<Database> {
   const database =
-    'url' in target
-      ? await openPostgres(target.url, options)
-      : await openEmbedded(target, options.logger, options.onQuery);
+    'url' in target ? await openPostgres(target.url, options) : await openEmbedded(target, options);
   if (options.migrate !== false) {
     try {
-      await database.withSession((session) => migrate(session, { logger: options.logger }));
+      const { schema } = options;
+      const migrations = await readMigrations(schema);
+      const otherApps =
+        typeof schema === 'string' && isAppSchema(schema) ? await otherAppsMigrations(schema) : undefined;
+      await database.withSession((session) =>
+        migrate(session, {
+          migrations,
+          ...(otherApps ? { otherApps } : {}),
+          ...(options.logger ? { logger: options.logger } : {}),
+        }),
+      );
     } catch (error) {
       await database.close();
       throw error;
@@ -183,7 +203,8 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     ping: async () => {
       await prisma.$queryRawUnsafe('SELECT 1');
     },
-    pendingMigrations: () => pendingMigrations(prismaSession(prisma)),
+    pendingMigrations: async () =>
+      pendingMigrations(prismaSession(prisma), await readMigrations(options.schema)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
       await prisma.$disconnect();
@@ -194,9 +215,9 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
 
 async function openEmbedded(
   target: { pgliteDir: string } | { pglite: PGlite },
-  logger: MigrationLogger | undefined,
-  onQuery: QueryObserver | undefined,
+  options: OpenDatabaseOptions,
 ): Promise<Database> {
+  const { logger, onQuery } = options;
   let lock: EmbeddedLock | undefined;
   let pglite: PGlite;
   let description: string;
@@ -229,7 +250,8 @@ async function openEmbedded(
     ping: async () => {
       await pglite.query('SELECT 1');
     },
-    pendingMigrations: () => pendingMigrations(pgliteSession(pglite)),
+    pendingMigrations: async () =>
+      pendingMigrations(pgliteSession(pglite), await readMigrations(options.schema)),
     poolStats: () => undefined,
     close: async () => {
       await prisma.$disconnect();

@@ -19,8 +19,18 @@ export type { Db, UnitOfWorkTimeouts } from './unit-of-work.js';
 export type { DatabaseModuleOptions } from './database.module.js';
 export { acquireEmbeddedLock, EmbeddedDatabaseBusyError } from './embedded-lock.js';
 export type { EmbeddedLock } from './embedded-lock.js';
-export { MIGRATIONS_DIR, migrationChecksum, readMigrations } from './migrator/migrations.js';
-export type { MigrationFile } from './migrator/migrations.js';
+export {
+  APP_SCHEMAS,
+  isAppSchema,
+  MIGRATION_SET_TABLES,
+  MIGRATIONS_DIR,
+  migrationChecksum,
+  otherAppsMigrations,
+  readMigrationFolder,
+  readMigrations,
+  schemaTables,
+} from './migrator/migrations.js';
+export type { DatabaseSchema, MigrationFile, MigrationSet } from './migrator/migrations.js';
 export { migrate, pendingMigrations, MigrationError, PRISMA_MIGRATE_LOCK_KEY } from './migrator/migrator.js';
 export type {
   MigrateOptions,

@@ -1,4 +1,5 @@
 import type { DynamicModule, Provider, Type } from '@nestjs/common';
+import { isAppSchema } from '@portcullis/persistence';
 import type { z } from 'zod';
 import type { AppOverrides, ConfiguredApp } from './bootstrap.js';
 import {
@@ -73,6 +74,8 @@ export async function configureApp<Schema extends z.ZodType<BaseEnv>>(
             ...(options.overrides?.logDestination ? { destination: options.overrides.logDestination } : {}),
           },
           database: options.overrides?.database ?? databaseTargetFromEnv(config, options.name),
+          // An app of APP_SCHEMAS holds its own tables only; any other (a bench's) every table.
+          databaseSchema: isAppSchema(options.name) ? options.name : 'all',
           databasePoolSize: config.DATABASE_POOL_SIZE,
           databasePoolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
           metrics: {

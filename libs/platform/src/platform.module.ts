@@ -1,6 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { DATABASE, DatabaseModule, type Database, type DatabaseTarget } from '@portcullis/persistence';
+import {
+  DATABASE,
+  DatabaseModule,
+  type Database,
+  type DatabaseSchema,
+  type DatabaseTarget,
+} from '@portcullis/persistence';
 import { HealthController } from './health.controller.js';
 import { loggerParams, type LoggingOptions } from './logging.js';
 import { METRICS_TOKEN, MetricsController } from './metrics/metrics.controller.js';
@@ -14,6 +20,8 @@ import {
 export interface PlatformModuleOptions {
   logging: LoggingOptions;
   database: DatabaseTarget;
+  /** Whose tables the database holds (`APP_SCHEMAS`): its migrations are applied at boot, and only those. */
+  databaseSchema: DatabaseSchema;
   /** PostgreSQL connection pool size (default 10). */
   databasePoolSize?: number;
   /** How long a request waits for a pooled connection before it is answered 503 (default 5,000 ms). */
@@ -40,6 +48,7 @@ export class PlatformModule {
         LoggerModule.forRoot(loggerParams(options.logging)),
         DatabaseModule.forRoot({
           target: options.database,
+          schema: options.databaseSchema,
           ...(options.databasePoolSize ? { poolSize: options.databasePoolSize } : {}),
           ...(options.databasePoolTimeoutMs ? { poolTimeoutMs: options.databasePoolTimeoutMs } : {}),
           onQuery: ({ operation, seconds, ok }) =>

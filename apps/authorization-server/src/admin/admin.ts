@@ -140,8 +140,13 @@ export async function runAdmin(
   let database: Database;
   try {
     config = parseEnv(envSchema, env);
+    // The authorization server's or the proxy's database, maybe before the app first booted on it: the shared
+    // authorization tables the commands need, and nothing of either app's own (its boot applies those).
     database =
-      options.database ?? (await openDatabase(databaseTargetFromEnv(config, 'authorization-server')));
+      options.database ??
+      (await openDatabase(databaseTargetFromEnv(config, 'authorization-server'), {
+        schema: ['authorization'],
+      }));
   } catch (error) {
     output.err(`portcullis-admin: ${describeStartupError(error)}`);
     return 1;

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { schemaTables, type DatabaseSchema } from '../migrator/migrations.js';
 import type { SqlSession } from '../migrator/sql-session.js';
 import { readDatabaseSchema } from './database-schema.js';
 import { sameDefault } from './default-expression.js';
@@ -36,10 +37,24 @@ const SCHEMA_FILE = new URL('../../prisma/schema.prisma', import.meta.url);
  *
  * @see https://www.prisma.io/docs/orm/reference/prisma-cli-reference#migrate-diff
  */
-export async function findSchemaDrift(session: SqlSession, schemaText?: string): Promise<string[]> {
+export async function findSchemaDrift(
+  session: SqlSession,
+  schemaText?: string,
+  databaseSchema: DatabaseSchema = 'all',
+): Promise<string[]> {
   const text = schemaText ?? (await readFile(SCHEMA_FILE, 'utf8'));
   const expected = await expectedSchemaFromPrisma(text);
-  return compareSchemas(await readDatabaseSchema(session), expected);
+  return compareSchemas(await readDatabaseSchema(session), ofSchema(expected, databaseSchema));
+}
+
+/**
+ * The part of the Prisma schema a database of `databaseSchema` holds: one app's tables (its `APP_SCHEMAS` sets), or
+ * every table. A table of the Prisma schema outside them is one the app's database must not have.
+ */
+function ofSchema(expected: SchemaDescription, databaseSchema: DatabaseSchema): SchemaDescription {
+  if (databaseSchema === 'all') return expected;
+  const tables = new Set(schemaTables(databaseSchema));
+  return { ...expected, tables: expected.tables.filter((table) => tables.has(table.name)) };
 }
 
 /**

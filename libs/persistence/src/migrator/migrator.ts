@@ -22,7 +22,7 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 )`;
 
 export type MigrationErrorCode =
-  'checksum_mismatch' | 'failed_migration' | 'lock_timeout' | 'migration_failed';
+  'another_app' | 'checksum_mismatch' | 'failed_migration' | 'lock_timeout' | 'migration_failed';
 
 /** Stops the boot: the database and the shipped migrations disagree, or a migration cannot be applied. */
 export class MigrationError extends Error {
@@ -47,6 +47,11 @@ export interface MigrateOptions {
   logger?: MigrationLogger;
   /** How long to wait for another process holding the migration lock (default 60 s). */
   lockTimeoutMs?: number;
+  /**
+   * Migrations that make a database another app's, with that app's name: one of them applied stops the migration
+   * before anything is applied (see `otherAppsMigrations`).
+   */
+  otherApps?: ReadonlyMap<string, string>;
 }
 
 export interface MigrateResult {
@@ -87,6 +92,15 @@ export async function migrate(session: SqlSession, options: MigrateOptions = {})
         );
       }
       applied.set(row.migration_name, row);
+    }
+    for (const name of applied.keys()) {
+      const owner = options.otherApps?.get(name);
+      if (owner !== undefined) {
+        throw new MigrationError(
+          'another_app',
+          `this database is the ${owner}'s (it applied ${name}): each app needs a database of its own (DATABASE_URL)`,
+        );
+      }
     }
     const known = new Set(migrations.map((migration) => migration.name));
     for (const name of applied.keys()) {
