@@ -23,7 +23,11 @@ export const NOTICES: Readonly<Record<string, { readonly role: 'status' | 'alert
   {
     disconnected: {
       role: 'status',
-      text: 'Disconnected. Its tokens are deleted here; an application that needs it will have to ask you to connect it again.',
+      text: 'Disconnected. Its tokens are deleted here and the provider ended the access it gave; an application that needs it will have to ask you to connect it again.',
+    },
+    'disconnected-here': {
+      role: 'status',
+      text: 'Disconnected here: its tokens are deleted. The provider could not be asked to end the access it gave; you can remove this service from the apps of your account there.',
     },
     'not-connected': {
       role: 'alert',

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   SecurityEvents,
   type AccountSection,
@@ -14,7 +14,8 @@ import { connectedAccountsSection } from './connected-accounts.page.js';
 
 /**
  * "Connected accounts" on the proxy's account page: the person's connections in the token vault, and Disconnect,
- * which deletes that connection's row (its sealed tokens) for that person only and records
+ * which asks the provider to end the grant (RFC 7009 revocation, or the provider's own API), then deletes that
+ * connection's row (its sealed tokens) for that person only, whatever the provider answered, and records
  * `upstream_connection.removed`; the vault then has no connection for them, so a resource server's token exchange
  * for it is refused (`invalid_grant`) until they connect again. The connections the proxy offers (`CONNECTIONS`) that
  * the person has not connected, and those the provider stopped honouring, have a Connect button: a connect ticket
@@ -27,6 +28,7 @@ import { connectedAccountsSection } from './connected-accounts.page.js';
  */
 @Injectable()
 export class ConnectedAccountsSection implements AccountSection {
+  readonly #logger = new Logger('ConnectedAccounts');
   readonly name = 'connections';
   readonly actions = ['disconnect', 'connect'];
 
@@ -63,13 +65,33 @@ export class ConnectedAccountsSection implements AccountSection {
       return { next: await this.redirect.forConnect(cookies, ticket, connection.client) };
     }
     const connection = (await this.tokens.connections(userId)).find((each) => each.connection === name);
-    if (!connection || !(await this.tokens.remove(userId, connection.connection))) {
-      return { notice: 'not-connected' };
-    }
+    if (!connection) return { notice: 'not-connected' };
+    const revoked = await this.#revoke(userId, connection.connection);
+    if (!(await this.tokens.remove(userId, connection.connection))) return { notice: 'not-connected' };
     await this.events.record('upstream_connection.removed', {
       userId,
-      detail: { connection: connection.connection, upstream: connection.issuer, by: 'user' },
+      detail: { connection: connection.connection, upstream: connection.issuer, by: 'user', revoked },
     });
-    return { notice: 'disconnected' };
+    return { notice: revoked === 'revoked' ? 'disconnected' : 'disconnected-here' };
+  }
+
+  /**
+   * Asks the provider to end the grant behind the connection's tokens (its tokens are deleted here whatever it
+   * answers): `revoked`; `unsupported` (the provider has no way, or the connection is no longer offered or holds no
+   * tokens); `failed` (the provider refused or could not be reached in time).
+   */
+  async #revoke(userId: string, connection: string): Promise<'revoked' | 'unsupported' | 'failed'> {
+    const stored = await this.tokens.find(userId, connection);
+    const client = this.connections.get(connection)?.client;
+    if (!stored?.live || !client) return 'unsupported';
+    try {
+      return await client.revoke(stored);
+    } catch (error) {
+      this.#logger.warn(
+        { connection, err: error },
+        'the provider did not end the grant of a disconnected connection',
+      );
+      return 'failed';
+    }
   }
 }

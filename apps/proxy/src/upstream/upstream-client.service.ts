@@ -155,6 +155,35 @@ export class UpstreamClient {
   }
 
   /**
+   * Ends the grant behind `tokens` at the provider, so that it forgets the proxy's access for the person: the
+   * provider's own API (GitHub), else RFC 7009 revocation of the refresh token (which ends the grant's access tokens
+   * where the server ties them, 2.1) and of the access token; `unsupported` when the provider offers neither (Entra
+   * publishes no revocation endpoint). Within `UPSTREAM_TIMEOUT_MS`.
+   *
+   * @throws UpstreamError when the provider refuses or cannot be reached
+   * @see https://www.rfc-editor.org/rfc/rfc7009#section-2
+   */
+  async revoke(tokens: {
+    readonly accessToken: string;
+    readonly refreshToken?: string;
+  }): Promise<'revoked' | 'unsupported'> {
+    const config = await this.#config();
+    const provider = this.#provider;
+    const { clientId, clientSecret } = this.#upstream;
+    return this.#withDeadline('revocation', async () => {
+      if (provider.revoke) {
+        return provider.revoke({ clientId, ...(clientSecret ? { clientSecret } : {}) }, tokens);
+      }
+      if (!config.serverMetadata().revocation_endpoint) return 'unsupported';
+      if (tokens.refreshToken) {
+        await oidc.tokenRevocation(config, tokens.refreshToken, { token_type_hint: 'refresh_token' });
+      }
+      await oidc.tokenRevocation(config, tokens.accessToken, { token_type_hint: 'access_token' });
+      return 'revoked';
+    });
+  }
+
+  /**
    * Whether `UPSTREAM_ALLOWED` admits the person of `signIn` (everyone, when it is unset). Memberships are asked of
    * the provider with the person's upstream access token, within `UPSTREAM_TIMEOUT_MS`.
    *

@@ -169,7 +169,8 @@ describe("the proxy's connected apps page in Chromium", () => {
         where: { type: 'upstream_connection.removed', userId },
       });
       expect(removed.map((event) => event.detail)).toEqual([
-        { connection: 'upstream', upstream: row.issuer, by: 'user' },
+        // oidc-provider publishes a revocation endpoint: the refresh and access tokens were revoked there (RFC 7009).
+        { connection: 'upstream', upstream: row.issuer, by: 'user', revoked: 'revoked' },
       ]);
     },
     TIMEOUT,

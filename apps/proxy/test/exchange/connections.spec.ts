@@ -41,6 +41,7 @@ describe('a connection beyond the sign-in provider: sign in at an OpenID provide
   let server: ProtectedServer;
   let authorizedFetch: ReturnType<typeof createAuthorizedFetch>;
   let githubHost: string;
+  let githubApp: { clientId: string };
   /** The browser Alice connected GitHub in (signed in at the proxy since). */
   let alicesBrowser: HeadlessUserAgent;
 
@@ -52,6 +53,7 @@ describe('a connection beyond the sign-in provider: sign in at an OpenID provide
       callbackUrl: `http://localhost:${port}/connections/github/callback`,
       kind: 'oauth-app',
     });
+    githubApp = app;
     const { recorder, resource } = await reserveResource();
     proxy = await startProxy({
       port,
@@ -333,9 +335,16 @@ describe('a connection beyond the sign-in provider: sign in at an OpenID provide
         if (!form) throw new Error(`no ${action} form for github`);
         return form;
       };
+      const [connectedRow] = await githubRows();
       const disconnected = await alicesBrowser.submit(formOf(await accountPage(), 'disconnect'));
       expect(disconnected.location).toBe(`${proxy.issuer}/account?connections=disconnected`);
       expect(await githubRows()).toEqual([]);
+      // GitHub was told to end the authorization (its API), so the app is gone from Octocat's GitHub settings.
+      expect(github.deletedGrants).toEqual([{ userId: OCTOCAT.id, clientId: githubApp.clientId }]);
+      const removed = await proxy.prisma.securityEvent.findFirstOrThrow({
+        where: { type: 'upstream_connection.removed', userId: connectedRow!.userId },
+      });
+      expect(removed.detail).toMatchObject({ connection: 'github', by: 'user', revoked: 'revoked' });
 
       // Connect, from the page: straight to GitHub, in her session.
       const page = await accountPage();
@@ -368,6 +377,42 @@ describe('a connection beyond the sign-in provider: sign in at an OpenID provide
       expect(refused.status).toBe(403);
       expect(refused.body).toContain('You are not signed in here as the person this link was made for');
       expect(await githubRows()).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    'deletes the tokens on Disconnect even when GitHub cannot be asked to end the authorization, and says so',
+    async () => {
+      const ua = await signedIn('alice');
+      const page = await ua.get(`${proxy.issuer}/account`);
+      const connect = page.forms().find((each) => each.action.endsWith('/account/connections/connect'))!;
+      const connected = await walk(ua, await ua.submit(connect), NOWHERE, { login: 'octocat' });
+      expect(connected.response.body).toContain('id="connected"');
+      expect(await githubRows()).toHaveLength(1);
+      const deletedBefore = github.deletedGrants.length;
+      // The app's client secrets are deleted at GitHub: its API refuses the deletion of the authorization.
+      github.deleteClientSecrets(githubApp.clientId);
+      const listed = await ua.get(`${proxy.issuer}/account`);
+      const disconnect = listed
+        .forms()
+        .find(
+          (each) =>
+            each.action.endsWith('/account/connections/disconnect') &&
+            each.fields['connection']?.[0] === 'github',
+        )!;
+      const answered = await ua.submit(disconnect);
+      expect(answered.location).toBe(`${proxy.issuer}/account?connections=disconnected-here`);
+      const shown = await ua.follow(answered);
+      expect(shown.body).toContain('The provider could not be asked to end the access it gave');
+      expect(await githubRows()).toEqual([]);
+      expect(github.deletedGrants).toHaveLength(deletedBefore);
+      const events = await proxy.prisma.securityEvent.findMany({
+        where: { type: 'upstream_connection.removed' },
+        orderBy: { at: 'desc' },
+        take: 1,
+      });
+      expect(events[0]!.detail).toMatchObject({ connection: 'github', revoked: 'failed' });
     },
     SLOW,
   );

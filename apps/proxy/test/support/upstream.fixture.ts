@@ -79,7 +79,7 @@ export async function startUpstream(options: UpstreamOptions): Promise<UpstreamF
             },
     }),
     ...(options.accountClaims ? { conformIdTokenClaims: false } : {}),
-    features: { devInteractions: { enabled: true } },
+    features: { devInteractions: { enabled: true }, revocation: { enabled: true } },
     pkce: { required: () => true },
     ttl: {
       AccessToken: 600,

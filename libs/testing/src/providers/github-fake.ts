@@ -63,6 +63,8 @@ export interface GithubFake {
   revokeAuthorization(userId: number, clientId: string): void;
   /** Every refresh grant the token endpoint answered with tokens, in order. */
   readonly refreshes: readonly { readonly userId: number; readonly refreshToken: string }[];
+  /** Every authorization an app deleted through the API (`DELETE /applications/{client_id}/grant`), in order. */
+  readonly deletedGrants: readonly { readonly userId: number; readonly clientId: string }[];
   /** Every code, access token and refresh token the fake issued. */
   issued(): ReadonlySet<string>;
   close(): Promise<void>;
@@ -115,7 +117,17 @@ export async function startGithubFake(
   const accessTokens = new Map<string, IssuedToken>();
   const refreshTokens = new Map<string, IssuedToken>();
   const issued = new Set<string>();
+  const deletedGrants: { userId: number; clientId: string }[] = [];
   for (const user of options.users ?? []) users.set(user.id, { ...user });
+
+  /** Every access and refresh token of `userId`'s authorization of the app `clientId` ends. */
+  function revokeAuthorization(userId: number, clientId: string): void {
+    for (const tokens of [accessTokens, refreshTokens]) {
+      for (const [token, grant] of tokens) {
+        if (grant.userId === userId && grant.clientId === clientId) tokens.delete(token);
+      }
+    }
+  }
 
   const server = await startLoopbackServer((request, response) => {
     const url = new URL(request.path, 'http://github.invalid');
@@ -294,6 +306,44 @@ export async function startGithubFake(
     return { access_token: access, scope: scopes.join(','), token_type: 'bearer' };
   }
 
+  /**
+   * `DELETE /applications/{client_id}/grant` ("Delete an app authorization"): the app, authenticated with HTTP Basic
+   * (its client ID and secret), names one of its user's access tokens; every token of that person's authorization
+   * of the app ends (204). A token of another app, or none: 422; wrong credentials: 404, as GitHub answers.
+   */
+  function deleteGrant(
+    request: ReceivedRequest,
+    clientId: string,
+    response: ServerResponse,
+    json: (status: number, body: unknown) => void,
+    message: (status: number, text: string) => void,
+  ) {
+    const basic = /^basic (.+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
+    const [id, secret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
+    const registered = apps.get(decodeURIComponent(clientId));
+    if (
+      !registered ||
+      id !== registered.app.clientId ||
+      ![...registered.secrets].some((each) => constantTimeEqual(each, secret ?? ''))
+    ) {
+      return message(404, 'Not Found');
+    }
+    let accessToken: unknown;
+    try {
+      accessToken = (JSON.parse(request.body) as { access_token?: unknown }).access_token;
+    } catch {
+      accessToken = undefined;
+    }
+    const grant = typeof accessToken === 'string' ? accessTokens.get(accessToken) : undefined;
+    if (!grant || grant.clientId !== registered.app.clientId) {
+      return json(422, { message: 'Validation Failed', documentation_url: 'https://docs.github.com/rest' });
+    }
+    deletedGrants.push({ userId: grant.userId, clientId: grant.clientId });
+    revokeAuthorization(grant.userId, grant.clientId);
+    response.writeHead(204);
+    response.end();
+  }
+
   /** The REST API, under /api/v3. */
   function api(request: ReceivedRequest, url: URL, response: ServerResponse) {
     const json = (status: number, body: unknown) =>
@@ -311,6 +361,10 @@ export async function startGithubFake(
         'text/plain',
         'Request forbidden by administrative rules. Please make sure your request has a User-Agent header.',
       );
+    }
+    const deletion = /^\/api\/v3\/applications\/([^/]+)\/grant$/.exec(url.pathname);
+    if (deletion?.[1] && request.method === 'DELETE') {
+      return deleteGrant(request, deletion[1], response, json, message);
     }
     const token = /^(?:token|bearer) (.+)$/i.exec(String(request.headers.authorization ?? ''))?.[1];
     const grant = token ? accessTokens.get(token) : undefined;
@@ -403,14 +457,9 @@ export async function startGithubFake(
       const user = users.get(id);
       if (user) user.login = login;
     },
-    revokeAuthorization(userId, clientId) {
-      for (const tokens of [accessTokens, refreshTokens]) {
-        for (const [token, grant] of tokens) {
-          if (grant.userId === userId && grant.clientId === clientId) tokens.delete(token);
-        }
-      }
-    },
+    revokeAuthorization,
     refreshes,
+    deletedGrants,
     issued: () => issued,
     close: () => server.close(),
   };

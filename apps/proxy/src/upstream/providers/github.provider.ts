@@ -188,6 +188,38 @@ export class GithubProvider implements UpstreamProvider {
     return {};
   }
 
+  /**
+   * "Delete an app authorization": the app, with its client ID and secret (HTTP Basic), names one of the person's
+   * tokens, and every token of their authorization of the app ends; GitHub no longer lists the app for them. 422
+   * (the token is unknown there) means the authorization is gone already. Without a client secret there is no way.
+   *
+   * @see https://docs.github.com/en/rest/apps/oauth-applications#delete-an-app-authorization
+   */
+  async revoke(
+    client: { readonly clientId: string; readonly clientSecret?: string },
+    tokens: { readonly accessToken: string },
+  ): Promise<'revoked' | 'unsupported'> {
+    if (!client.clientSecret) return 'unsupported';
+    const response = await fetch(this.#api(`/applications/${encodeURIComponent(client.clientId)}/grant`), {
+      method: 'DELETE',
+      redirect: 'manual',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+        accept: 'application/vnd.github+json',
+        'content-type': 'application/json',
+        // GitHub's REST API refuses a request without one.
+        'user-agent': 'portcullis-proxy',
+      },
+      body: JSON.stringify({ access_token: tokens.accessToken }),
+    });
+    await response.body?.cancel();
+    if (response.status === 204 || response.status === 422) return 'revoked';
+    throw new UpstreamError(
+      'rejected',
+      `GitHub answered ${response.status} to the deletion of the authorization`,
+    );
+  }
+
   #api(path: string): URL {
     return new URL(`${this.#apiUrl}${path}`);
   }

@@ -133,6 +133,14 @@ export interface UpstreamProvider {
     identity: ProviderIdentity,
     group: string,
   ): Promise<boolean>;
+  /**
+   * Ends the person's grant to the proxy at the provider, for a provider with an API of its own for it (GitHub);
+   * absent, RFC 7009 revocation where the metadata names a `revocation_endpoint`.
+   */
+  revoke?(
+    client: { readonly clientId: string; readonly clientSecret?: string },
+    tokens: { readonly accessToken: string; readonly refreshToken?: string },
+  ): Promise<'revoked' | 'unsupported'>;
 }
 
 /** Builds the provider `options.provider` names. */
