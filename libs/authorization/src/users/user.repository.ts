@@ -54,18 +54,23 @@ export class UserRepository {
   }
 
   /**
-   * Deletes the user in one transaction with its consents (and, at the proxy, its upstream identities and the
-   * vault's tokens), after ending its live login sessions.
+   * Deletes the user in one transaction with its consents (and, in the proxy's database, its upstream identities and
+   * the vault's tokens), after ending its live login sessions.
    */
   async delete(userId: string, now = new Date()): Promise<void> {
-    await this.prisma.$transaction([
-      this.prisma.loginSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } }),
-      this.prisma.consent.deleteMany({ where: { userId } }),
-      // At the proxy: the user's identities at the upstream and the vault's tokens go with the account.
-      this.prisma.upstreamToken.deleteMany({ where: { userId } }),
-      this.prisma.upstreamIdentity.deleteMany({ where: { userId } }),
-      this.prisma.user.delete({ where: { id: userId } }),
-    ]);
+    await this.prisma.$transaction(async (tx) => {
+      await tx.loginSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: now } });
+      await tx.consent.deleteMany({ where: { userId } });
+      // The proxy's database holds the upstream tables (the authorization server's does not, one schema per app):
+      // there the user's identities at the upstream and the vault's tokens go with the account.
+      const [upstream] = await tx.$queryRaw<{ present: boolean }[]>`
+        SELECT to_regclass('upstream_tokens') IS NOT NULL AS present`;
+      if (upstream?.present) {
+        await tx.upstreamToken.deleteMany({ where: { userId } });
+        await tx.upstreamIdentity.deleteMany({ where: { userId } });
+      }
+      await tx.user.delete({ where: { id: userId } });
+    });
   }
 
   /** Sets a new password and ends the user's live login sessions, in one transaction; returns how many ended. */
