@@ -12,7 +12,7 @@ import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portculli
 import { z } from 'zod';
 import { AVAILABLE_EXTENSIONS } from './extensions.js';
 
-/** The authorization server's configuration, parsed once at boot; see the README's configuration table. */
+/** The authorization server's configuration, parsed once at boot; see docs/reference/environment.md. */
 export const envSchema = baseEnvSchema({ port: 4000 })
   .extend({
     ...authorizationServerEnvFields('http://localhost:4000'),

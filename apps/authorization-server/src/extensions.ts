@@ -9,7 +9,7 @@ import {
 import { workloadIdentity, type TrustedWorkloadIssuer } from '@portcullis/extension-workload-identity';
 
 /**
- * The extensions built into this app, by the name `EXTENSIONS` uses (comma-separated; see the README's
+ * The extensions built into this app, by the name `EXTENSIONS` uses (comma-separated; see docs/extensions.md's
  * configuration table). Adding an extension package to the app is one line here; a team's own package needs no line:
  * `EXTENSIONS` names it, installed in `EXTENSIONS_DIR`.
  *

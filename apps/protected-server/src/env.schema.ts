@@ -18,7 +18,7 @@ function isResourceUri(value: string): boolean {
   }
 }
 
-/** The protected server's configuration, parsed once at boot; see the README's configuration table. */
+/** The protected server's configuration, parsed once at boot; see docs/reference/environment.md. */
 export const envSchema = baseEnvSchema({ port: 4100 })
   .extend({
     /** The canonical URI of the MCP endpoint: the PRM `resource` and the audience tokens must carry. */

@@ -36,7 +36,7 @@ export const DEVELOPMENT_UPSTREAM = {
   clientSecret: 'portcullis-proxy-development-secret',
 } as const;
 
-/** The proxy's configuration, parsed once at boot; see the README's proxy section. */
+/** The proxy's configuration, parsed once at boot; see docs/reference/environment.md and docs/proxy.md. */
 export const envSchema = baseEnvSchema({ port: 4200 })
   .extend({
     ...authorizationServerEnvFields('http://localhost:4200'),
@@ -60,7 +60,7 @@ export const envSchema = baseEnvSchema({ port: 4200 })
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     /**
      * Providers beyond the sign-in one that people may connect for tools (a JSON object of names to presets, see
-     * the README's "Connections"); each connection's tokens are kept in the vault and exchanged under its name.
+     * docs/connections.md); each connection's tokens are kept in the vault and exchanged under its name.
      */
     CONNECTIONS: z.preprocess(unsetIfEmpty, ConnectionsEnvSchema.optional()),
     EXTENSIONS: extensionsEnvField(Object.keys(AVAILABLE_EXTENSIONS)),

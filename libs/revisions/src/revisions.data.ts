@@ -44,7 +44,7 @@ export const REVISION_DEFINITIONS = [
     // (here step-up determines scopes by the "Scope Selection Strategy" alone) and the "Refresh Tokens" section
     // (here "Token Theft" asks only rotation for public clients). This revision does not mention RFC 9207 `iss`
     // either (minor change 7 of 2026-07-28, SEP-2468); its check, like the RFC 8414 Section 3.3 issuer match, is an
-    // RFC rule applied in every revision, not a feature (see the README).
+    // RFC rule applied in every revision, not a feature (see docs/authorization-server.md).
     features: [
       // Changelog major change 8 (SEP-991): "Client ID Metadata Documents", SHOULD for clients and servers,
       // advertised by client_id_metadata_document_supported.

@@ -1,7 +1,7 @@
 /**
  * The run's table, printed last: one line per row with ours, the reference in the same run, the ratio, both sides'
  * p50/p99, the load generator's CPU on each side, and the calibration ceiling at the row's concurrency; the ceilings
- * themselves first. Markdown, so a full run can be pasted into the README as it is.
+ * themselves first. Markdown, so a full run can be pasted into docs/performance.md as it is.
  */
 import type { Summary } from './load.js';
 import { meetsGoal, type ResultRow } from './report.js';

@@ -29,7 +29,7 @@ export const KEY_COMMANDS: Readonly<Record<string, AdminCommand>> = {
       [
         seconds === 0
           ? `new signing key ${kid}; running servers sign with it within ${reload} s (resource servers fetch it on ` +
-            'the first token that names it: see "Signing keys" in the README)'
+            'the first token that names it: see "Signing keys" in docs/operating.md)'
           : `new signing key ${kid}, published now; it signs from ${activatesAt.toISOString()} (in ${seconds} s), ` +
             `once every resource server's cached key set has it\n` +
             `activation delay ${delay} s: ${delaySource(context)}, as this command's environment sets them ` +

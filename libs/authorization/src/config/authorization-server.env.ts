@@ -29,7 +29,7 @@ import { AllowedRedirectSchemesEnvSchema } from './redirect-schemes.env.js';
 /**
  * The environment variables of an app built on these modules (the authorization server, the proxy), as zod fields
  * an app adds to its `env.schema.ts`, and the one mapping from them to {@link AuthorizationServerOptions}. See the
- * README's configuration tables.
+ * docs/reference/environment.md.
  */
 
 const seconds = (fallback: number) =>
@@ -157,7 +157,7 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
     RATE_LIMIT_TOKEN: z.coerce.number().int().min(1).default(120),
     RATE_LIMIT_LOGIN: z.coerce.number().int().min(1).default(20),
     RATE_LIMIT_REGISTER: z.coerce.number().int().min(1).default(20),
-    // RFC 7591 registration: on under every revision (2026-07-28 deprecates it, see the README).
+    // RFC 7591 registration: on under every revision (2026-07-28 deprecates it, see docs/authorization-server.md).
     DCR_ENABLED: z.enum(['true', 'false']).default('true'),
     DCR_INITIAL_ACCESS_TOKEN: secret,
     DCR_UNUSED_CLIENT_TTL: seconds(86_400),

@@ -66,7 +66,7 @@ export class MetadataService {
       ],
       // RFC 8414 2: the algorithms a private_key_jwt client assertion may use (asymmetric only, RFC 7523 3).
       token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
-      // RFC 7591 3: only while registration is enabled (deprecated under 2026-07-28; see the README).
+      // RFC 7591 3: only while registration is enabled (deprecated under 2026-07-28; see docs/authorization-server.md).
       ...(this.options.registration?.enabled ? { registration_endpoint: this.endpoint('register') } : {}),
       // RFC 7662 2 (confidential clients only) and RFC 7009 2 (public clients too, by client_id).
       introspection_endpoint: this.endpoint('introspect'),

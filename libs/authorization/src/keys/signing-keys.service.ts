@@ -113,7 +113,7 @@ interface Signer extends ActiveSigningKey {
  * one whose activation has passed. So every instance switches at the same moment, without coordination. A retired
  * key stays in `jwks_uri` for the longest token lifetime plus one reload interval after it stopped signing: every
  * token it signed can be verified until it expires. An emergency (`rotate({ now: true })`, then {@link withdraw} of a
- * compromised key) skips the staging, at a cost the README's "Signing keys" describes.
+ * compromised key) skips the staging, at a cost docs/operating.md's "Signing keys" describes.
  *
  * @see https://www.rfc-editor.org/rfc/rfc7517#section-5
  * @see https://www.rfc-editor.org/rfc/rfc8414#section-2 (jwks_uri)

@@ -38,7 +38,7 @@ const EndpointUrlSchema = z.string().superRefine((value, context) => {
   }
 });
 
-/** The variables of `UPSTREAM_PROVIDER` and its presets; see the README's provider sections. */
+/** The variables of `UPSTREAM_PROVIDER` and its presets; see docs/providers/. */
 export const upstreamProviderEnvFields = {
   UPSTREAM_PROVIDER: z.preprocess(
     unsetIfEmpty,
@@ -96,7 +96,7 @@ export const upstreamProviderEnvFields = {
   UPSTREAM_AUTHORIZATION_ENDPOINT: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
   UPSTREAM_TOKEN_ENDPOINT: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
   UPSTREAM_USERINFO_ENDPOINT: z.preprocess(unsetIfEmpty, EndpointUrlSchema.optional()),
-  /** Who may sign in: JSON rules (see the README); unset, everyone the upstream signs in. */
+  /** Who may sign in: JSON rules (see docs/proxy.md); unset, everyone the upstream signs in. */
   UPSTREAM_ALLOWED: z.preprocess(unsetIfEmpty, AllowedUsersEnvSchema.optional()),
   /** `oauth2`: how the client secret goes to the token endpoint (RFC 6749 2.3.1); default HTTP Basic. */
   UPSTREAM_TOKEN_ENDPOINT_AUTH_METHOD: z.preprocess(
