@@ -23,6 +23,8 @@ export interface ConfiguredApp {
   host: string;
   port: number;
   shutdownTimeoutMs: number;
+  /** `TRUST_PROXY`: the reverse proxies whose `X-Forwarded-*` headers are believed; none when absent. */
+  trustProxy?: readonly string[];
 }
 
 /** What an app's root module exposes so that `main.ts` and the test harness boot it the same way. */
@@ -54,11 +56,13 @@ const BODY_LIMIT = 64 * 1024;
  */
 export async function listen(
   module: DynamicModule,
-  options: { host: string; port: number },
+  options: { host: string; port: number; trustProxy?: readonly string[] | undefined },
 ): Promise<RunningApp> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT,
-    trustProxy: false,
+    // Only the reverse proxies named in TRUST_PROXY may say who the client is (`X-Forwarded-For`): anyone else could
+    // pick their own address, and with it a fresh rate-limit budget.
+    trustProxy: options.trustProxy && options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     forceCloseConnections: 'idle',
     // A request that reaches an open connection while the app drains is served (its answer closes the connection),
     // not refused with a 503: it was sent before the client could know.

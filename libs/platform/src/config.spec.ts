@@ -17,6 +17,15 @@ describe('parseEnv', () => {
     expect(env.DATABASE_URL).toBeUndefined();
   });
 
+  it('reads TRUST_PROXY as a list of addresses and CIDR ranges', () => {
+    expect(parseEnv(schema, { TRUST_PROXY: '10.0.0.0/8, 192.0.2.1,::1' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.1',
+      '::1',
+    ]);
+    expect(parseEnv(schema, {}).TRUST_PROXY).toBeUndefined();
+  });
+
   it('treats an empty variable as unset', () => {
     expect(parseEnv(schema, { PORT: '', DATABASE_URL: '' })).toMatchObject({
       PORT: 4000,
@@ -35,6 +44,14 @@ describe('parseEnv', () => {
     [
       { DATABASE_URL: 'mysql://h/db' },
       'invalid configuration: DATABASE_URL must be a postgresql://user:password@host:port/database URL',
+    ],
+    [
+      { TRUST_PROXY: '10.0.0.1, haproxy' },
+      'invalid configuration: TRUST_PROXY must be IP addresses or CIDR ranges, comma-separated (not "haproxy")',
+    ],
+    [
+      { TRUST_PROXY: '10.0.0.0/33' },
+      'invalid configuration: TRUST_PROXY must be IP addresses or CIDR ranges, comma-separated (not "10.0.0.0/33")',
     ],
   ])('rejects %j with one line naming the variable', (env, message) => {
     expect(() => parseEnv(schema, env)).toThrow(new ConfigError(message));

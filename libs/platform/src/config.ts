@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { DatabaseTarget } from '@portcullis/persistence';
@@ -37,6 +38,34 @@ const databaseUrl = z
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 
 /** The variables every Portcullis app reads, to be extended by each app's `env.schema.ts`. */
+/** `TRUST_PROXY`: IPv4 or IPv6 addresses and CIDR ranges, comma-separated. */
+const trustedProxies = z
+  .string()
+  .transform((text) =>
+    text
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .superRefine((entries, context) => {
+    const bad = entries.find((entry) => !ipaddr.isValid(entry) && !isCidr(entry));
+    if (entries.length === 0 || bad !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be IP addresses or CIDR ranges, comma-separated${bad === undefined ? '' : ` (not ${JSON.stringify(bad)})`}`,
+      });
+    }
+  });
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function baseEnvSchema(defaults: { port: number }) {
   return z.object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -60,6 +89,13 @@ export function baseEnvSchema(defaults: { port: number }) {
       unsetIfEmpty,
       z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
     ),
+    /**
+     * The reverse proxies (load balancers) in front of the app, as comma-separated addresses or CIDR ranges: a
+     * request from one of them is taken to come from the address its `X-Forwarded-For` names (for rate limits, logs
+     * and security events), and `X-Forwarded-Proto`/`-Host` are believed; from anyone else they are ignored. Unset:
+     * every request comes from its connection's peer.
+     */
+    TRUST_PROXY: z.preprocess(unsetIfEmpty, trustedProxies.optional()),
     /** `true`: one instance only, so state kept in this process (rate limits, DPoP proofs) is enough without Redis. */
     SINGLE_INSTANCE: z.preprocess(
       unsetIfEmpty,

@@ -91,6 +91,7 @@ export async function configureApp<Schema extends z.ZodType<BaseEnv>>(
     host: config.HOST,
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    ...(config.TRUST_PROXY ? { trustProxy: config.TRUST_PROXY } : {}),
   };
 }
 

@@ -50,7 +50,11 @@ export async function startApp(
         database: database.target,
       },
     );
-    const running = await listen(configured.module, { host: '127.0.0.1', port: options.port ?? 0 });
+    const running = await listen(configured.module, {
+      host: '127.0.0.1',
+      port: options.port ?? 0,
+      trustProxy: configured.trustProxy,
+    });
     return {
       url: running.url,
       database,

@@ -286,6 +286,10 @@ export const ENVIRONMENT_DESCRIPTIONS = {
   TOKEN_VALIDATION: {
     meaning: '`auto` (JWTs locally, opaque tokens by introspection), `jwt` or `introspection`',
   },
+  TRUST_PROXY: {
+    meaning:
+      'the reverse proxies (load balancers) in front of the app, as comma-separated IP addresses or CIDR ranges: a request from one of them counts as coming from the address its `X-Forwarded-For` names (rate limits, logs, security events); anyone else\'s `X-Forwarded-*` headers are ignored. Unset: every request comes from its connection\'s peer',
+  },
   UPSTREAM_ALLOWED: {
     meaning:
       'who may sign in: JSON rules (`subjects`, `email_domains`, `github_organizations`, `github_teams`, `google_hosted_domains`, `entra_tenants`), see [who may sign in](../proxy.md#who-may-sign-in)',

@@ -38,6 +38,43 @@ describe('rate limits', () => {
   });
 });
 
+describe('rate limits behind a reverse proxy', () => {
+  const body = { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'nobody' };
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+
+  it('count each client the proxy named in TRUST_PROXY forwards for, by its X-Forwarded-For', async () => {
+    const as = await startAuthorizationServer({
+      env: { RATE_LIMIT_TOKEN: '2', TRUST_PROXY: '127.0.0.1/8, ::1' },
+    });
+    try {
+      const statuses = [
+        (await tokenRequest(as, body, from('203.0.113.7'))).status,
+        (await tokenRequest(as, body, from('203.0.113.7'))).status,
+        (await tokenRequest(as, body, from('203.0.113.7'))).status,
+        // Another client behind the same proxy has an allowance of its own.
+        (await tokenRequest(as, body, from('203.0.113.8'))).status,
+      ];
+      expect(statuses).toEqual([401, 401, 429, 401]);
+    } finally {
+      await as.close();
+    }
+  });
+
+  it('ignore X-Forwarded-For from anyone TRUST_PROXY does not name: a client cannot pick a fresh allowance', async () => {
+    const as = await startAuthorizationServer({ env: { RATE_LIMIT_TOKEN: '2', TRUST_PROXY: '192.0.2.1' } });
+    try {
+      const statuses = [
+        (await tokenRequest(as, body, from('203.0.113.7'))).status,
+        (await tokenRequest(as, body, from('203.0.113.8'))).status,
+        (await tokenRequest(as, body, from('203.0.113.9'))).status,
+      ];
+      expect(statuses).toEqual([401, 401, 429]);
+    } finally {
+      await as.close();
+    }
+  });
+});
+
 describe('rate limits with REDIS_URL', () => {
   it('are shared by every instance of the server', async () => {
     const started = await startRedis();
