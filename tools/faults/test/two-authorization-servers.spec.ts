@@ -14,6 +14,7 @@ import {
   type AuthorizationServerCluster,
   type TestClient,
 } from '@portcullis/testing';
+import { Redis } from 'ioredis';
 
 const describeWithPostgres = postgresServerAvailable() ? describe : describe.skip;
 
@@ -105,8 +106,17 @@ describeWithPostgres(
         return;
       }
       const client = await cluster.createClient();
-      // The token endpoint's budget is per client address (the balancer's): 300 a minute between both instances, a
-      // few of them spent by the test before. Two budgets of their own would let all 500 through (250 each).
+      // The token endpoint's budget is per client address (the balancer's): 300 a minute between both instances. The
+      // tests before spent some of it and started its minute; the burst starts a minute of its own, so that it is
+      // measured against one window, not the end of one and the start of the next. Two budgets of their own would
+      // let all 500 through (250 each).
+      const counters = new Redis(redis.url);
+      try {
+        const keys = await counters.keys(`portcullis:rate:${cluster.issuer}|token|*`);
+        if (keys.length > 0) await counters.del(...keys);
+      } finally {
+        await counters.quit();
+      }
       const answers = await Promise.all(
         Array.from({ length: 500 }, () => refresh(cluster.issuer, client, 'not-a-token')),
       );
