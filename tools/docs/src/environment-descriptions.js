@@ -288,7 +288,7 @@ export const ENVIRONMENT_DESCRIPTIONS = {
   },
   TRUST_PROXY: {
     meaning:
-      'the reverse proxies (load balancers) in front of the app, as comma-separated IP addresses or CIDR ranges: a request from one of them counts as coming from the address its `X-Forwarded-For` names (rate limits, logs, security events); anyone else\'s `X-Forwarded-*` headers are ignored. Unset: every request comes from its connection\'s peer',
+      "the reverse proxies (load balancers) in front of the app, as comma-separated IP addresses or CIDR ranges: a request from one of them counts as coming from the address its `X-Forwarded-For` names (rate limits, logs, security events); anyone else's `X-Forwarded-*` headers are ignored. Unset: every request comes from its connection's peer",
   },
   UPSTREAM_ALLOWED: {
     meaning:
