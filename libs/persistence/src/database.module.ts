@@ -56,9 +56,13 @@ export class DatabaseModule implements OnApplicationShutdown {
         { provide: PrismaClient, useFactory: (database: Database) => database.prisma, inject: [DATABASE] },
         {
           provide: UnitOfWork,
-          useFactory: (prisma: PrismaClient) =>
-            new UnitOfWork(prisma, options.poolTimeoutMs ? { maxWaitMs: options.poolTimeoutMs } : {}),
-          inject: [PrismaClient],
+          useFactory: (database: Database) =>
+            new UnitOfWork(
+              database.prisma,
+              options.poolTimeoutMs ? { maxWaitMs: options.poolTimeoutMs } : {},
+              database.sql,
+            ),
+          inject: [DATABASE],
         },
       ],
       exports: [DATABASE, PrismaClient, UnitOfWork],

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { directSql, preparedStatementNames, type DirectSql } from './direct-sql.js';
 import { acquireEmbeddedLock, type EmbeddedLock } from './embedded-lock.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import {
@@ -87,7 +88,7 @@ export interface OpenDatabaseOptions {
    * unavailable, which a request answers 503 with `Retry-After` (default 5,000 ms).
    */
   poolTimeoutMs?: number;
-  /** Told of every statement made through the Prisma client (its duration, whether it failed). */
+  /** Told of every statement made through the Prisma client or {@link Database.sql} (its duration, whether it failed). */
   onQuery?: QueryObserver;
 }
 
@@ -97,6 +98,11 @@ export interface Database {
   /** Where the data is, fit for logs (no password). */
   readonly description: string;
   readonly prisma: PrismaClient;
+  /**
+   * Statements straight on the driver adapter, over the client's pool (or embedded instance), outside any
+   * transaction: for hot paths (see `UnitOfWork.query`, which takes part in a unit of work in progress).
+   */
+  readonly sql: DirectSql;
   /** Runs `fn` on one session (a dedicated connection), for advisory locks and transactions. */
   withSession<T>(fn: (session: SqlSession) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a query; rejects otherwise. */
@@ -187,6 +193,8 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   // new instance (a rolling restart) do not each wait for a connection of their own on a busy machine.
   await warm(pool, Math.min(max, WARM_CONNECTIONS));
   const prisma = translatingErrors(new PrismaClient({ adapter: new PrismaPg(pool) }), options.onQuery);
+  // A second adapter over the same pool for the hot statements, each prepared once per connection.
+  const direct = await new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() }).connect();
   const withSession = async <T>(fn: (session: SqlSession) => Promise<T>): Promise<T> => {
     const client = await connect();
     try {
@@ -199,6 +207,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     kind: 'postgresql',
     description,
     prisma,
+    sql: directSql(direct, options.onQuery),
     withSession,
     ping: async () => {
       await prisma.$queryRawUnsafe('SELECT 1');
@@ -208,6 +217,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
       await prisma.$disconnect();
+      await direct.dispose();
       await pool.end().catch(() => undefined);
     },
   };
@@ -240,11 +250,14 @@ async function openEmbedded(
     description = `embedded PGlite at ${target.pgliteDir}`;
   }
   const prisma = translatingErrors(new PrismaClient({ adapter: new PrismaPGlite(pglite) }), onQuery);
+  // PGlite runs one statement at a time and a transaction alone (its own locks), whoever's adapter sends them.
+  const direct = await new PrismaPGlite(pglite).connect();
   const ownsInstance = !('pglite' in target);
   return {
     kind: 'embedded',
     description,
     prisma,
+    sql: directSql(direct, onQuery),
     // PGlite is a single session already; callers serialise through it.
     withSession: (fn) => fn(pgliteSession(pglite)),
     ping: async () => {
@@ -255,6 +268,7 @@ async function openEmbedded(
     poolStats: () => undefined,
     close: async () => {
       await prisma.$disconnect();
+      await direct.dispose();
       if (ownsInstance) await pglite.close();
       await lock?.release();
     },

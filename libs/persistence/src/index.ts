@@ -8,6 +8,7 @@ export type {
   QueryObserver,
 } from './database.js';
 export { DatabaseModule, DATABASE } from './database.module.js';
+export type { DirectSql, SqlStatement } from './direct-sql.js';
 export { UnitOfWork } from './unit-of-work.js';
 export {
   DATABASE_RETRY_AFTER_SECONDS,

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DirectSql } from './direct-sql.js';
 import type { Prisma, PrismaClient } from './generated/prisma/client.js';
 import { translateDatabaseError } from './unavailable.js';
 
@@ -30,18 +31,43 @@ export class UnitOfWork {
   readonly #ambient = new AsyncLocalStorage<Db>();
   readonly #maxWait: number;
   readonly #timeout: number;
+  readonly #direct: DirectSql | undefined;
 
+  /**
+   * @param direct The database's statements straight on its driver adapter (`Database.sql`), for
+   *   {@link query} and {@link execute} outside a unit of work; without it they go through the Prisma client.
+   */
   constructor(
     private readonly prisma: PrismaClient,
     timeouts: UnitOfWorkTimeouts = {},
+    direct?: DirectSql,
   ) {
     this.#maxWait = timeouts.maxWaitMs ?? 5_000;
     this.#timeout = timeouts.timeoutMs ?? 5_000;
+    this.#direct = direct;
   }
 
   /** The client for the next statement: the transaction of the unit of work in progress, or the pool. */
   get db(): Db {
     return this.#ambient.getStore() ?? this.prisma;
+  }
+
+  /**
+   * Runs one raw statement (built with `Prisma.sql`) and returns its rows as `$queryRaw` would: in the unit of work in
+   * progress, through its transaction; otherwise straight on the driver adapter, without the Prisma client's query
+   * engine (for the statements of hot paths).
+   */
+  query<Row>(statement: Prisma.Sql): Promise<Row[]> {
+    const tx = this.#ambient.getStore();
+    if (tx || !this.#direct) return (tx ?? this.prisma).$queryRaw<Row[]>(statement);
+    return this.#direct.query<Row>(statement);
+  }
+
+  /** Runs one raw statement as {@link query} does; returns how many rows it changed, as `$executeRaw` does. */
+  execute(statement: Prisma.Sql): Promise<number> {
+    const tx = this.#ambient.getStore();
+    if (tx || !this.#direct) return (tx ?? this.prisma).$executeRaw(statement);
+    return this.#direct.execute(statement);
   }
 
   /** Whether a unit of work is in progress in this call chain. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaClient, type LoginSession } from '@portcullis/persistence';
+import { Prisma, PrismaClient, UnitOfWork, type LoginSession } from '@portcullis/persistence';
 
 /** A login session read with what its user consented to for one client and resource (see `findWithConsent`). */
 export interface SessionWithConsent {
@@ -24,7 +24,10 @@ interface SessionConsentRow {
 /** The rows behind login sessions, by the hash of the id their cookie carries. */
 @Injectable()
 export class SessionRepository {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly work: UnitOfWork,
+  ) {}
 
   find(rowId: string): Promise<LoginSession | null> {
     return this.prisma.loginSession.findUnique({ where: { id: rowId } });
@@ -39,12 +42,12 @@ export class SessionRepository {
     clientId: string,
     resource: string,
   ): Promise<SessionWithConsent | null> {
-    const rows = await this.prisma.$queryRaw<SessionConsentRow[]>`
+    const rows = await this.work.query<SessionConsentRow>(Prisma.sql`
       SELECT s.id, s.user_id::text AS user_id, s.csrf_secret, s.authenticated_at, COALESCE(s.amr, '{}') AS amr,
              s.expires_at, s.revoked_at, s.created_at, c.scopes AS consent_scopes
         FROM login_sessions s
         LEFT JOIN consents c ON c.user_id = s.user_id AND c.client_id = ${clientId} AND c.resource = ${resource}
-       WHERE s.id = ${rowId}`;
+       WHERE s.id = ${rowId}`);
     const row = rows[0];
     if (!row) return null;
     return {

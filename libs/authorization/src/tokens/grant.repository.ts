@@ -122,7 +122,8 @@ export type RefreshRotation =
  * Grants (one authorization and every token descended from it), their codes and refresh tokens, and the record of
  * issued access tokens. Single use is decided by the database: a conditional update that only one of any number
  * of concurrent requests can win, in the same statement that stores what the code or refresh token is exchanged
- * for. Every statement runs in the caller's unit of work when one is in progress.
+ * for. Every statement runs in the caller's unit of work when one is in progress; outside one, the statements of the
+ * token and authorization paths run straight on the driver adapter (`UnitOfWork.query`), without Prisma's engine.
  */
 @Injectable()
 export class GrantRepository {
@@ -140,7 +141,7 @@ export class GrantRepository {
   async createWithCode(grant: NewGrant, code: NewCode, now = new Date()): Promise<string> {
     const value = randomToken();
     const id = randomUUID();
-    const stored = await this.#db.$executeRaw`
+    const stored = await this.work.execute(Prisma.sql`
       WITH new_grant AS (
         INSERT INTO grants (id, client_id, user_id, resource, scopes, session_id, offline_access, auth_time, amr,
                             authorization_request, attachments, absolute_expires_at)
@@ -161,7 +162,7 @@ export class GrantRepository {
       SELECT ${tokenHash(value)}::text, g.id, ${grant.clientId}::text, ${code.redirectUri}::text,
              ${code.redirectUriSent}::boolean, ${code.codeChallenge}::text, ${code.nonce ?? null}::text,
              ${jsonText(code.confirmation)}::jsonb, ${code.expiresAt}::timestamptz
-        FROM new_grant g`;
+        FROM new_grant g`);
     if (stored !== 1) throw new Error(`storing an authorization code stored ${stored} rows`);
     return value;
   }
@@ -171,12 +172,12 @@ export class GrantRepository {
    * on before it redeems. Null when the code is not stored.
    */
   async findCodeGrant(code: string): Promise<CodeGrant | null> {
-    const rows = await this.#db.$queryRaw<CodeGrantRow[]>`
+    const rows = await this.work.query<CodeGrantRow>(Prisma.sql`
       SELECT c.code_hash, c.grant_id, c.client_id, c.redirect_uri, c.redirect_uri_sent, c.code_challenge, c.nonce,
              c.confirmation, c.expires_at, c.consumed_at, c.created_at, ${GRANT_COLUMNS}
         FROM authorization_codes c
         LEFT JOIN grants g ON g.id = c.grant_id
-       WHERE c.code_hash = ${tokenHash(code)}`;
+       WHERE c.code_hash = ${tokenHash(code)}`);
     const row = rows[0];
     return row ? { code: codeOf(row), grant: codeGrantOf(row) } : null;
   }
@@ -198,7 +199,7 @@ export class GrantRepository {
     const refresh = refreshToken
       ? Prisma.sql`, refresh AS (${insertRefreshToken(refreshToken)})`
       : Prisma.empty;
-    const rows = await this.#db.$queryRaw<{ redeemed: number }[]>`
+    const rows = await this.work.query<{ redeemed: number }>(Prisma.sql`
       WITH consumed AS (
         UPDATE authorization_codes c
            SET consumed_at = ${now}::timestamptz
@@ -207,7 +208,7 @@ export class GrantRepository {
            AND EXISTS (SELECT 1 FROM grants g WHERE g.id = c.grant_id AND g.revoked_at IS NULL)
         RETURNING c.grant_id
       ), access AS (${insertAccessToken(accessToken)})${refresh}
-      SELECT (SELECT count(*) FROM consumed)::int AS redeemed`;
+      SELECT (SELECT count(*) FROM consumed)::int AS redeemed`);
     if (rows[0]?.redeemed === 1) return { outcome: 'redeemed' };
     // Lost to another redemption, or not redeemable: which one decides whether the grant must be revoked.
     const row = await this.#db.authorizationCode.findUnique({
@@ -261,14 +262,14 @@ export class GrantRepository {
    * on before it rotates. Null when the token, or its grant, is not stored.
    */
   async findRefreshFamily(token: string): Promise<RefreshFamily | null> {
-    const rows = await this.#db.$queryRaw<RefreshFamilyRow[]>`
+    const rows = await this.work.query<RefreshFamilyRow>(Prisma.sql`
       SELECT r.token_hash, r.grant_id, COALESCE(r.scopes, '{}') AS scopes, r.confirmation, r.expires_at,
              r.consumed_at, r.successor_hash, r.replay, r.created_at, ${GRANT_COLUMNS},
              s.id AS s_id, s.expires_at AS s_expires_at, s.revoked_at AS s_revoked_at
         FROM refresh_tokens r
         JOIN grants g ON g.id = r.grant_id
         LEFT JOIN login_sessions s ON s.id = g.session_id
-       WHERE r.token_hash = ${tokenHash(token)}`;
+       WHERE r.token_hash = ${tokenHash(token)}`);
     const row = rows[0];
     return row ? { token: refreshTokenOf(row), grant: grantOf(row), session: sessionOf(row) } : null;
   }
@@ -288,7 +289,7 @@ export class GrantRepository {
     { successor, accessToken, replay }: Rotation,
     now = new Date(),
   ): Promise<RefreshRotation> {
-    const rows = await this.#db.$queryRaw<{ rotated: number }[]>`
+    const rows = await this.work.query<{ rotated: number }>(Prisma.sql`
       WITH consumed AS (
         UPDATE refresh_tokens r
            SET consumed_at = ${now}::timestamptz,
@@ -299,7 +300,7 @@ export class GrantRepository {
            AND EXISTS (SELECT 1 FROM grants g WHERE g.id = r.grant_id AND g.revoked_at IS NULL)
         RETURNING r.grant_id
       ), successor AS (${insertRefreshToken(successor)}), access AS (${insertAccessToken(accessToken)})
-      SELECT (SELECT count(*) FROM consumed)::int AS rotated`;
+      SELECT (SELECT count(*) FROM consumed)::int AS rotated`);
     if (rows[0]?.rotated === 1) return { outcome: 'rotated' };
     // Lost to another use, or not consumable: which one decides whether the family must be revoked.
     const row = await this.findRefreshTokenByHash(consumed.tokenHash);
