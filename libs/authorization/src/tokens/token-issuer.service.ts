@@ -8,7 +8,6 @@ import type {
 } from '@portcullis/extensions';
 import type { AuthorizationGrant } from '@portcullis/persistence';
 import { formatScope } from '@portcullis/protocol';
-import { SignJWT } from 'jose';
 import {
   AUTHORIZATION_SERVER_OPTIONS,
   type AuthorizationServerOptions,
@@ -19,6 +18,7 @@ import { CLAIM_SCOPES, ResourceRegistry } from '../resources/resource-registry.j
 import { identityClaims } from '../userinfo/identity-claims.js';
 import { UserRepository } from '../users/user.repository.js';
 import { grantClaimsContext } from './extension-claims.js';
+import { signJwt } from './jwt-signer.js';
 import {
   GrantRepository,
   randomToken,
@@ -137,20 +137,22 @@ export class TokenIssuer {
     // RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti required; scope when a scope was granted. RFC 9449
     // 6.1: `cnf` names the key a bound token is bound to (extensions cannot set it: RESERVED_TOKEN_CLAIMS).
     const cnf = request.proof ? { cnf: request.proof.confirmation } : {};
-    const accessToken = await new SignJWT({
-      ...extra,
-      client_id: clientId,
-      scope: formatScope(accessScopes),
-      ...cnf,
-    })
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
-      .setIssuer(issuer)
-      .setSubject(request.subject)
-      .setAudience(request.resource)
-      .setIssuedAt(now)
-      .setExpirationTime(now + lifetimes.accessToken)
-      .setJti(jti)
-      .sign(key.privateKey);
+    const accessToken = await signJwt(
+      { alg: key.alg, kid: key.kid, typ: 'at+jwt' },
+      {
+        ...extra,
+        client_id: clientId,
+        scope: formatScope(accessScopes),
+        ...cnf,
+        iss: issuer,
+        sub: request.subject,
+        aud: request.resource,
+        iat: now,
+        exp: now + lifetimes.accessToken,
+        jti,
+      },
+      key.privateKey,
+    );
     const accessTokenRecord: IssuedAccessToken = {
       jti,
       ...(grantId ? { grantId } : {}),
@@ -179,18 +181,20 @@ export class TokenIssuer {
       const user = request.scopes.some((each) => CLAIM_SCOPES.includes(each))
         ? await this.users.findById(request.subject)
         : null;
-      idToken = await new SignJWT({
-        ...(user ? identityClaims(user, request.scopes) : {}),
-        auth_time: Math.floor(request.idToken.authTime.getTime() / 1000),
-        ...(request.idToken.nonce ? { nonce: request.idToken.nonce } : {}),
-      })
-        .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-        .setIssuer(issuer)
-        .setSubject(request.subject)
-        .setAudience(clientId)
-        .setIssuedAt(now)
-        .setExpirationTime(now + lifetimes.idToken)
-        .sign(key.privateKey);
+      idToken = await signJwt(
+        { alg: key.alg, kid: key.kid, typ: 'JWT' },
+        {
+          ...(user ? identityClaims(user, request.scopes) : {}),
+          auth_time: Math.floor(request.idToken.authTime.getTime() / 1000),
+          ...(request.idToken.nonce ? { nonce: request.idToken.nonce } : {}),
+          iss: issuer,
+          sub: request.subject,
+          aud: clientId,
+          iat: now,
+          exp: now + lifetimes.idToken,
+        },
+        key.privateKey,
+      );
     }
     return {
       response: {
