@@ -1,4 +1,10 @@
-import { baseEnvSchema, composeExtensions, extensionsEnvField } from '@portcullis/platform';
+import {
+  baseEnvSchema,
+  composeExtensions,
+  extensionsEnvField,
+  isRedisUrl,
+  REDIS_URL_FORMAT,
+} from '@portcullis/platform';
 import { EndpointUrlSchema } from '@portcullis/metadata';
 import { canonicalizeResourceUri, issuerIdentifierProblem } from '@portcullis/protocol';
 import { webOriginProblem } from '@portcullis/resource-server';
@@ -191,20 +197,11 @@ export const envSchema = baseEnvSchema({ port: 4100 })
         .max(300, 'must be from 1 to 300 seconds')
         .optional(),
     ),
-    /** Redis shared by every instance: with `dpop`, the proofs' `jti`s, so a replay to another instance is caught. */
-    REDIS_URL: z.preprocess(
-      unsetIfEmpty,
-      z
-        .string()
-        .refine((value) => {
-          try {
-            return ['redis:', 'rediss:'].includes(new URL(value).protocol);
-          } catch {
-            return false;
-          }
-        }, 'must be a redis:// or rediss:// URL')
-        .optional(),
-    ),
+    /**
+     * Redis shared by every instance: with `dpop`, the proofs' `jti`s, so a replay to another instance is caught. One
+     * server (redis://, rediss://) or the sentinels watching one (redis+sentinel://), which a failover follows.
+     */
+    REDIS_URL: z.preprocess(unsetIfEmpty, z.string().refine(isRedisUrl, REDIS_URL_FORMAT).optional()),
   })
   .superRefine((env, context) => {
     if (Boolean(env.INTROSPECTION_CLIENT_ID) !== Boolean(env.INTROSPECTION_CLIENT_SECRET)) {

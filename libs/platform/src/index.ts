@@ -46,3 +46,11 @@ export {
   metricIn,
 } from './metrics/metrics.js';
 export { MetricsController, METRICS_TOKEN } from './metrics/metrics.controller.js';
+export {
+  DEFAULT_SENTINEL_PORT,
+  isRedisUrl,
+  REDIS_URL_FORMAT,
+  redisSentinelOptions,
+  type RedisSentinelOptions,
+  type SentinelAddress,
+} from './redis-url.js';

@@ -207,11 +207,11 @@ export const ENVIRONMENT_DESCRIPTIONS = {
   REDIS_URL: {
     meaning: {
       'authorization-server':
-        'Redis shared by the instances for rate-limit counters; required in production unless `SINGLE_INSTANCE=true`',
+        'Redis shared by the instances for rate-limit counters: one server (`redis://`, `rediss://`) or the sentinels watching one (`redis+sentinel://host:26379,host:26379/master-name`), followed through a failover; required in production unless `SINGLE_INSTANCE=true`',
       proxy:
-        'Redis shared by the instances for rate-limit counters; required in production unless `SINGLE_INSTANCE=true`',
+        'Redis shared by the instances for rate-limit counters: one server (`redis://`, `rediss://`) or the sentinels watching one (`redis+sentinel://host:26379,host:26379/master-name`), followed through a failover; required in production unless `SINGLE_INSTANCE=true`',
       'protected-server':
-        "with `dpop`: Redis (`redis://`, `rediss://`) shared by every instance for the proofs' `jti`s; without it they are kept in this process's memory (one instance only); required in production with `dpop` unless `SINGLE_INSTANCE=true`",
+        "with `dpop`: Redis shared by every instance for the proofs' `jti`s, one server (`redis://`, `rediss://`) or the sentinels watching one (`redis+sentinel://host:26379,host:26379/master-name`); without it they are kept in this process's memory (one instance only); required in production with `dpop` unless `SINGLE_INSTANCE=true`",
     },
   },
   REFRESH_TOKEN_ABSOLUTE_TTL: {

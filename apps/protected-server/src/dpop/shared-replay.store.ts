@@ -5,17 +5,26 @@
  * - RFC 9449 Section 11.1: a proof's `jti` is accepted once across every instance behind one balancer, so the
  *   record is one atomic `SET NX PX` in Redis (`redisReplayStore` of the extension).
  * - Fail closed: while Redis cannot answer, no proof is accepted. A command fails fast (one reconnection attempt,
- *   then a bounded wait) and the host answers `temporarily_unavailable` (503), never a verdict on the proof.
+ *   then a bounded wait) and the host answers `temporarily_unavailable` (503) with `Retry-After`, never a verdict on
+ *   the proof.
  * - An outage is logged once when it starts and once when it ends, not once per reconnection attempt.
  */
 import { Logger, type LoggerService } from '@nestjs/common';
 import { redisReplayStore, type RedisSetNx, type ReplayStore } from '@portcullis/extension-dpop';
-import { Redis } from 'ioredis';
+import { redisSentinelOptions } from '@portcullis/platform';
+import { OAuthError } from '@portcullis/protocol';
+import { Redis, type RedisOptions } from 'ioredis';
 
 const CONTEXT = 'DpopReplayStore';
 
 /** How long one `SET NX` may take before the request is refused as unavailable. */
 const COMMAND_TIMEOUT_MS = 2_000;
+
+/**
+ * What a refusal while Redis cannot answer asks the client to wait, in seconds: about what a Sentinel failover takes
+ * (the master missed for 2 s, a replica promoted) before the connection is made again to the new master.
+ */
+const RETRY_AFTER_SECONDS = 2;
 
 /** A {@link ReplayStore} in Redis with the connection's lifecycle: connected at boot, closed at shutdown. */
 export class SharedReplayStore implements ReplayStore {
@@ -26,12 +35,15 @@ export class SharedReplayStore implements ReplayStore {
 
   constructor(url: string) {
     // Lazy: parsing the configuration opens nothing; `connect()` does, when the app boots.
-    this.#redis = new Redis(url, {
+    const options: RedisOptions = {
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       // A socket that failed is not waited for at shutdown (ioredis waits 2 s by default).
       disconnectTimeout: 200,
-    });
+    };
+    // Through Sentinel (redis+sentinel://), a reconnection asks the sentinels where the master is now.
+    const sentinel = redisSentinelOptions(url);
+    this.#redis = sentinel ? new Redis({ ...options, ...sentinel }) : new Redis(url, options);
     this.#redis.on('error', (error: Error) => {
       if (this.#down) return;
       this.#down = true;
@@ -56,6 +68,13 @@ export class SharedReplayStore implements ReplayStore {
     });
     try {
       return await Promise.race([this.#store.useOnce(key, expiresAt), timeout]);
+    } catch (error) {
+      // Not a verdict on the proof: the client is told to retry with a new one, and when (RFC 9110 10.2.3).
+      throw new OAuthError(
+        'temporarily_unavailable',
+        'The proof of possession could not be checked right now; retry with a new proof.',
+        { cause: error, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+      );
     } finally {
       clearTimeout(timer);
     }

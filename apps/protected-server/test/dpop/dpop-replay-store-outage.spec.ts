@@ -54,6 +54,7 @@ describe('DPoP with its Redis unreachable', () => {
       await dpopProof(key, { method: 'POST', url: app.mcpUrl, token }),
     );
     expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
     expect(((await response.json()) as { error: string }).error).toBe('temporarily_unavailable');
     expect(await app.database.database.prisma.note.count()).toBe(0);
   });

@@ -12,7 +12,7 @@ import {
   type RevisionId,
 } from '@portcullis/revisions';
 import { ExtensionRegistry } from '@portcullis/extensions';
-import type { ProductionRequirement } from '@portcullis/platform';
+import { isRedisUrl, REDIS_URL_FORMAT, type ProductionRequirement } from '@portcullis/platform';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { MetadataDocumentFetchOverrides } from '../clients/metadata-documents/client-id-metadata-documents.options.js';
@@ -153,7 +153,8 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
       })
       .optional(),
     COOKIE_SECRET: secret,
-    REDIS_URL: z.string().url('must be a redis:// URL').optional(),
+    // One Redis (redis://, rediss://) or the sentinels watching one (redis+sentinel://), which a failover follows.
+    REDIS_URL: z.string().refine(isRedisUrl, REDIS_URL_FORMAT).optional(),
     RATE_LIMIT_TOKEN: z.coerce.number().int().min(1).default(120),
     RATE_LIMIT_LOGIN: z.coerce.number().int().min(1).default(20),
     RATE_LIMIT_REGISTER: z.coerce.number().int().min(1).default(20),

@@ -1,5 +1,6 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { redisSentinelOptions } from '@portcullis/platform';
+import { Redis, type RedisOptions } from 'ioredis';
 
 /** One fixed-window counter: the hits so far and the milliseconds until the window resets. */
 export interface RateLimitCount {
@@ -65,17 +66,19 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
 
   constructor(url: string, logger: RateLimitStoreLogger = new Logger('RateLimit')) {
     this.#logger = logger;
-    this.#redis = new Redis(url, {
+    const options: RedisOptions = {
       // A command while disconnected fails at once (then the local counters answer) instead of waiting in a queue.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: 2_000,
       commandTimeout: 1_000,
-      // Reconnect every second at most, for as long as it takes.
+      // Reconnect every second at most, for as long as it takes (through Sentinel: to the master it names then).
       retryStrategy: (attempt) => Math.min(attempt * 200, 1_000),
       // A socket that failed is not waited for at shutdown (ioredis waits 2 s by default).
       disconnectTimeout: 200,
-    });
+    };
+    const sentinel = redisSentinelOptions(url);
+    this.#redis = sentinel ? new Redis({ ...options, ...sentinel }) : new Redis(url, options);
     this.#redis.on('error', (error: Error) => this.#outage(error));
     this.#redis.on('ready', () => {
       // A new connection: asked again at once.
