@@ -1,0 +1,132 @@
+// Brings docker/ha/compose.yaml up with Testcontainers' DockerComposeEnvironment for the HA fault suite, and down
+// again. Plain JavaScript: Jest loads global setup files untransformed.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const PROJECT = 'portcullis-ha-e2e';
+export const COMPOSE_DIR = fileURLToPath(new URL('../../../docker/ha', import.meta.url));
+export const SERVICES = [
+  'etcd-1',
+  'etcd-2',
+  'etcd-3',
+  'pg-1',
+  'pg-2',
+  'haproxy',
+  'redis-1',
+  'redis-2',
+  'sentinel-1',
+  'sentinel-2',
+  'sentinel-3',
+  'as-1',
+  'as-2',
+  'ps-1',
+  'ps-2',
+  'proxy-1',
+  'proxy-2',
+];
+/** The stack's host ports (host networking). */
+export const PORTS = [
+  2441, 2442, 2443, 2451, 2452, 2453, 5440, 5441, 5442, 8441, 8442, 8404, 6441, 6442, 26441, 26442, 26443,
+  4400, 4401, 4402, 4500, 4501, 4502, 4600, 4601, 4602,
+];
+/** The local stand-in for a Debian bookworm image that tools/containers/provision.sh builds without a registry. */
+const LOCAL_DEBIAN_IMAGE = 'portcullis-base/debian:bookworm';
+
+const ENVIRONMENT = Symbol.for('portcullis.e2e.ha.compose');
+
+function say(line) {
+  process.stderr.write(`[portcullis:e2e:ha] ${line}\n`);
+}
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+async function imagePresent(image) {
+  try {
+    await promisify(execFile)('docker', ['image', 'inspect', image], { timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function up() {
+  const taken = [];
+  for (const port of PORTS) if (!(await portFree(port))) taken.push(port);
+  if (taken.length > 0) {
+    throw new Error(
+      `the HA stack needs ports ${PORTS.join(', ')} on 127.0.0.1, but ${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} in use ` +
+        '(stop `docker compose -f docker/ha/compose.yaml` first)',
+    );
+  }
+  const { DockerComposeEnvironment, Wait, getContainerRuntimeClient } = await import('testcontainers');
+  try {
+    await getContainerRuntimeClient();
+  } catch (error) {
+    throw new Error(
+      `the HA stack needs a container engine and none answers (${error.message}); ` +
+        'start Docker, or on a machine without one: eval "$(tools/containers/provision.sh)"',
+    );
+  }
+  const environment = {
+    // All the suite's clients come from one address: the limits it does not test must not refuse its load.
+    HA_RATE_LIMIT_TOKEN: '1000000',
+    HA_RATE_LIMIT_LOGIN: '1000000',
+    HA_LOG_LEVEL: process.env['HA_LOG_LEVEL'] ?? 'warn',
+  };
+  if (!process.env['DEBIAN_IMAGE'] && (await imagePresent(LOCAL_DEBIAN_IMAGE))) {
+    environment.DEBIAN_IMAGE = LOCAL_DEBIAN_IMAGE;
+  }
+  const started = Date.now();
+  let compose = new DockerComposeEnvironment(COMPOSE_DIR, 'compose.yaml')
+    .withProjectName(PROJECT)
+    .withBuild()
+    .withEnvironment(environment)
+    .withStartupTimeout(600_000);
+  for (const service of SERVICES) compose = compose.withWaitStrategy(`${service}-1`, Wait.forHealthCheck());
+  let running;
+  try {
+    running = await compose.up();
+  } catch (error) {
+    // What did start is not left behind (its volumes with it).
+    await promisify(execFile)('docker', ['compose', '-p', PROJECT, 'down', '-v', '--remove-orphans'], {
+      cwd: COMPOSE_DIR,
+      timeout: 120_000,
+    }).catch(() => undefined);
+    throw error;
+  }
+  globalThis[ENVIRONMENT] = running;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  say(`HA stack healthy in ${seconds} s (images built or found, ${SERVICES.length} services)`);
+}
+
+export async function down() {
+  const running = globalThis[ENVIRONMENT];
+  globalThis[ENVIRONMENT] = undefined;
+  if (!running) return;
+  // Every service's log, for whoever reads a failure after the stack is gone.
+  const logFile = join(tmpdir(), `${PROJECT}.log`);
+  try {
+    const { stdout } = await promisify(execFile)(
+      'docker',
+      ['compose', '-p', PROJECT, 'logs', '--no-color', '--timestamps'],
+      { cwd: COMPOSE_DIR, maxBuffer: 256 * 1024 * 1024, timeout: 60_000 },
+    );
+    await writeFile(logFile, stdout);
+    say(`the services' logs are in ${logFile}`);
+  } catch (error) {
+    say(`could not keep the services' logs: ${error.message}`);
+  }
+  await running.down({ removeVolumes: true, timeout: 30_000 });
+  say('HA stack removed (containers and volumes)');
+}
