@@ -8,8 +8,11 @@ export interface ConnectedAccountsModel {
   readonly connections: readonly ConnectionSummary[];
   /** The connections the proxy offers that the person has not connected (`CONNECTIONS`), with their providers' hosts. */
   readonly offered: readonly { readonly connection: string; readonly host: string }[];
-  /** Every connection the proxy offers (the sign-in provider's among them): those a person can connect again. */
-  readonly configured: ReadonlySet<string>;
+  /**
+   * Every connection the proxy offers (the sign-in provider's among them), those a person can connect again, each with
+   * its provider's host now.
+   */
+  readonly configured: ReadonlyMap<string, string>;
   /** Where each Disconnect and Connect form posts, and the page's CSRF field for them (already escaped). */
   readonly disconnectAction: string;
   readonly connectAction: string;
@@ -51,11 +54,13 @@ export function connectedAccountsSection(model: ConnectedAccountsModel): string 
   const rows = model.connections
     .map((connection) => {
       const host = providerHost(connection.issuer);
-      const state = connection.reconnectRequiredAt
-        ? `<strong>Needs reconnecting</strong>: the provider stopped honouring it on ${escapeHtml(accountTime(connection.reconnectRequiredAt))}`
-        : connection.hasTokens
-          ? 'Connected'
-          : '<strong>Needs reconnecting</strong>';
+      const state = connection.providerChanged
+        ? `<strong>Needs reconnecting</strong>: this connection now uses another provider than ${escapeHtml(host)}`
+        : connection.reconnectRequiredAt
+          ? `<strong>Needs reconnecting</strong>: the provider stopped honouring it on ${escapeHtml(accountTime(connection.reconnectRequiredAt))}`
+          : connection.hasTokens
+            ? 'Connected'
+            : '<strong>Needs reconnecting</strong>';
       const scopes =
         connection.scopes.length > 0
           ? connection.scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(' ')
@@ -67,7 +72,7 @@ export function connectedAccountsSection(model: ConnectedAccountsModel): string 
 <dt>Last used</dt><dd>${escapeHtml(accountTime(connection.lastUsedAt))}</dd>
 <dt>Status</dt><dd class="connection-state">${state}</dd>
 </dl>
-${connection.connection === SIGN_IN_CONNECTION ? `<p class="hint">You sign in with this account: disconnecting it deletes only the tokens kept here; you can still sign in, and your next sign-in keeps new ones.</p>\n` : ''}${connection.hasTokens || !model.configured.has(connection.connection) ? '' : connectForm(model, connection.connection, `Reconnect ${host}`)}<form method="post" action="${escapeHtml(model.disconnectAction)}">
+${connection.connection === SIGN_IN_CONNECTION ? `<p class="hint">You sign in with this account: disconnecting it deletes only the tokens kept here; you can still sign in, and your next sign-in keeps new ones.</p>\n` : ''}${connection.hasTokens || !model.configured.has(connection.connection) ? '' : connectForm(model, connection.connection, `Reconnect ${model.configured.get(connection.connection) ?? host}`)}<form method="post" action="${escapeHtml(model.disconnectAction)}">
 ${model.csrfField}
 <input type="hidden" name="connection" value="${escapeHtml(connection.connection)}">
 <button type="submit" class="secondary" name="decision" value="disconnect">Disconnect</button>

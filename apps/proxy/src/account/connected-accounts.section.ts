@@ -48,7 +48,7 @@ export class ConnectedAccountsSection implements AccountSection {
       offered: all
         .filter(({ name }) => !kept.some((each) => each.connection === name))
         .map(({ name, host }) => ({ connection: name, host })),
-      configured: new Set(all.map(({ name }) => name)),
+      configured: new Map(all.map(({ name, host }) => [name, host])),
       disconnectAction: view.action('disconnect'),
       connectAction: view.action('connect'),
       csrfField: view.csrfField,

@@ -17,8 +17,12 @@ export interface UpstreamTokenSet {
 /** One user's connection, opened: its tokens, or why it has none. */
 export type StoredConnection =
   | ({ readonly live: true; readonly issuer: string } & UpstreamTokenSet)
-  /** The provider refused to refresh it (`invalid_grant`) at `since`: the user must connect again. */
-  | { readonly live: false; readonly issuer: string; readonly since: Date };
+  /**
+   * The user must connect again: the provider refused to refresh it (`invalid_grant`) at `since`; or
+   * (`providerChanged`) the connection now names another provider than the one that issued its tokens, which are
+   * then neither used nor sent anywhere (not to the new provider's token or revocation endpoint).
+   */
+  | { readonly live: false; readonly issuer: string; readonly since: Date; readonly providerChanged?: true };
 
 /** One of a user's connections as the account page lists it: what it is and how it stands, never its tokens. */
 export interface ConnectionSummary {
@@ -28,8 +32,13 @@ export interface ConnectionSummary {
   readonly lastUsedAt?: Date;
   /** When the provider refused to refresh it: the user must connect again. */
   readonly reconnectRequiredAt?: Date;
-  /** Whether it holds an access token still (not once the provider refused a refresh). */
+  /**
+   * Whether it holds an access token still it can use: not once the provider refused a refresh, nor when the
+   * connection now names another provider (`providerChanged`).
+   */
   readonly hasTokens: boolean;
+  /** The connection now names another provider than the one that issued its tokens: the user must connect again. */
+  readonly providerChanged?: true;
 }
 
 /** Another instance held the connection's refresh lock for longer than the upstream timeout. */
@@ -55,6 +64,7 @@ interface SealedTokens {
 
 interface TokenRow {
   readonly issuer: string;
+  readonly provider: string | null;
   readonly accessToken: string | null;
   readonly refreshToken: string | null;
   readonly scopes: readonly string[];
@@ -74,17 +84,45 @@ interface TokenRow {
 @Injectable()
 export class UpstreamTokens {
   readonly #key: Uint8Array;
+  readonly #options: ProxyOptions;
 
   constructor(
     private readonly prisma: PrismaClient,
     @Inject(PROXY_OPTIONS) options: ProxyOptions,
   ) {
     this.#key = options.sealingKey;
+    this.#options = options;
+  }
+
+  /**
+   * The provider a connection names now: its issuer as configured (`UPSTREAM_ISSUER`, `CONNECTIONS.<name>.issuer`,
+   * or the preset's); undefined for a connection no longer configured.
+   */
+  #provider(connection: string): string | undefined {
+    return connection === SIGN_IN_CONNECTION
+      ? this.#options.upstream.issuer
+      : this.#options.connections.get(connection)?.issuer;
+  }
+
+  /**
+   * Whether a row's tokens come from another provider than the one its connection names now (an operator pointed the
+   * connection elsewhere). A row stored before the vault recorded its provider (null) cannot tell, and counts as the
+   * same provider.
+   */
+  #providerChanged(connection: string, stored: string | null): boolean {
+    if (stored === null) return false;
+    const now = this.#provider(connection);
+    return now !== undefined && now !== stored;
   }
 
   /** Replaces the user's tokens of `connection` with the ones of a sign-in or a connect; the connection is live. */
   async store(userId: string, connection: string, issuer: string, tokens: UpstreamTokenSet): Promise<void> {
-    const data = { issuer, ...this.#sealed(userId, issuer, tokens), reconnectRequiredAt: null };
+    const data = {
+      issuer,
+      provider: this.#provider(connection) ?? null,
+      ...this.#sealed(userId, issuer, tokens),
+      reconnectRequiredAt: null,
+    };
     await this.prisma.upstreamToken.upsert({
       where: { userId_connection: { userId, connection } },
       create: { userId, connection, ...data },
@@ -100,7 +138,7 @@ export class UpstreamTokens {
     const row = await this.prisma.upstreamToken.findUnique({
       where: { userId_connection: { userId, connection } },
     });
-    return row ? this.#open(userId, row) : undefined;
+    return row ? this.#open(userId, connection, row) : undefined;
   }
 
   /** Every connection of the user, the sign-in provider's first, then by name; the tokens stay sealed and unread. */
@@ -110,6 +148,7 @@ export class UpstreamTokens {
       select: {
         connection: true,
         issuer: true,
+        provider: true,
         scopes: true,
         lastUsedAt: true,
         reconnectRequiredAt: true,
@@ -118,14 +157,18 @@ export class UpstreamTokens {
       orderBy: { connection: 'asc' },
     });
     return rows
-      .map((row) => ({
-        connection: row.connection,
-        issuer: row.issuer,
-        scopes: row.scopes,
-        ...(row.lastUsedAt ? { lastUsedAt: row.lastUsedAt } : {}),
-        ...(row.reconnectRequiredAt ? { reconnectRequiredAt: row.reconnectRequiredAt } : {}),
-        hasTokens: row.accessToken !== null,
-      }))
+      .map((row) => {
+        const providerChanged = this.#providerChanged(row.connection, row.provider);
+        return {
+          connection: row.connection,
+          issuer: row.issuer,
+          scopes: row.scopes,
+          ...(row.lastUsedAt ? { lastUsedAt: row.lastUsedAt } : {}),
+          ...(row.reconnectRequiredAt ? { reconnectRequiredAt: row.reconnectRequiredAt } : {}),
+          hasTokens: row.accessToken !== null && !providerChanged,
+          ...(providerChanged ? { providerChanged } : {}),
+        };
+      })
       .sort(
         (a, b) => Number(b.connection === SIGN_IN_CONNECTION) - Number(a.connection === SIGN_IN_CONNECTION),
       );
@@ -160,7 +203,7 @@ export class UpstreamTokens {
         let rows: TokenRow[];
         try {
           rows = await tx.$queryRaw<TokenRow[]>`
-          SELECT issuer, access_token AS "accessToken", refresh_token AS "refreshToken", scopes,
+          SELECT issuer, provider, access_token AS "accessToken", refresh_token AS "refreshToken", scopes,
                  expires_at AS "expiresAt", reconnect_required_at AS "reconnectRequiredAt"
           FROM upstream_tokens
           WHERE user_id = ${userId}::uuid AND connection = ${connection}
@@ -173,7 +216,7 @@ export class UpstreamTokens {
           throw error;
         }
         const [row] = rows;
-        const current = row ? this.#open(userId, row) : undefined;
+        const current = row ? this.#open(userId, connection, row) : undefined;
         const outcome = await refresh(current);
         if (!row || outcome.kind === 'unchanged') return current;
         const where = { userId_connection: { userId, connection } };
@@ -220,8 +263,11 @@ export class UpstreamTokens {
     };
   }
 
-  #open(userId: string, row: TokenRow): StoredConnection | undefined {
+  #open(userId: string, connection: string, row: TokenRow): StoredConnection | undefined {
     const { issuer } = row;
+    if (this.#providerChanged(connection, row.provider)) {
+      return { live: false, issuer, since: row.reconnectRequiredAt ?? new Date(0), providerChanged: true };
+    }
     if (row.reconnectRequiredAt || !row.accessToken) {
       return { live: false, issuer, since: row.reconnectRequiredAt ?? new Date(0) };
     }

@@ -209,7 +209,7 @@ describe('the upstream callback', () => {
     expect(user.username).toBe(`grace@${upstream.issuer.replace('http://', '')}`);
 
     // Under the key, for this user, they open to what the upstream issued; copied to another user, they do not.
-    const tokens = new UpstreamTokens(proxy.prisma, repositoryOptions(SEALING_KEY));
+    const tokens = new UpstreamTokens(proxy.prisma, repositoryOptions(SEALING_KEY, upstream.issuer));
     const opened = await tokens.find(identity.userId, 'upstream');
     expect(opened).toMatchObject({ live: true, issuer: upstream.issuer });
     expect(issued.has(opened?.live ? opened.accessToken : '')).toBe(true);

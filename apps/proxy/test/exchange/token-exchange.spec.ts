@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ClientRepository, generateClientSecret, hashClientSecret } from '@portcullis/authorization';
+import {
+  ClientRepository,
+  generateClientSecret,
+  hashClientSecret,
+  parseKeyEncryptionKey,
+} from '@portcullis/authorization';
 import { freePort, startGithubFake, type GithubFake, type GithubFakeApp } from '@portcullis/testing';
 import { decodeJwt } from 'jose';
 import { signInWithMcpClient } from '../support/provider-flow.js';
 import { reserveResource, startProtectedServer, type ProtectedServer } from '../support/protected-server.js';
-import { proxyCallback, startProxy, type ProxyFixture } from '../support/proxy.fixture.js';
+import { UpstreamTokens } from '../../src/upstream/upstream-token.repository.js';
+import { proxyCallback, repositoryOptions, startProxy, type ProxyFixture } from '../support/proxy.fixture.js';
 import {
   ACCESS_TOKEN_TYPE,
   exchangeToken,
@@ -266,6 +272,48 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
     const answer = await exchange({ clientId: machine.clientId, secret });
     expect(answer).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
     expect(answer.body).not.toHaveProperty('access_token');
+  });
+
+  it('neither uses nor refreshes, nor sends anywhere, the tokens of a connection since pointed at another provider', async () => {
+    const before = await vaultRow();
+    // Stored by this proxy: the provider its sign-in connection names (the GitHub preset's issuer).
+    expect(before.provider).not.toBeNull();
+    expect(before.accessToken).not.toBeNull();
+    // The same row as a proxy whose sign-in connection now names another provider (http://127.0.0.1:9) reads it:
+    // not usable, and the account page offers to connect again.
+    const repointed = new UpstreamTokens(proxy.prisma, repositoryOptions(parseKeyEncryptionKey('k'.repeat(43))));
+    expect(await repointed.find(userId, 'upstream')).toMatchObject({ live: false, providerChanged: true });
+    expect(await repointed.connections(userId)).toEqual([
+      expect.objectContaining({ connection: 'upstream', hasTokens: false, providerChanged: true }),
+    ]);
+    // The running proxy, its row stored for another provider and about to expire (so it would be refreshed):
+    // refused as a connection to make again, and GitHub asked nothing.
+    await proxy.prisma.upstreamToken.update({
+      where: { userId_connection: { userId, connection: 'upstream' } },
+      data: { provider: 'https://github.example.old', expiresAt: new Date(Date.now() + 10_000) },
+    });
+    const [refreshes, requests] = [github.refreshes.length, github.requests.length];
+    try {
+      const answer = await exchange(exchanger);
+      expect(answer.status).toBe(400);
+      expect(answer.body['error']).toBe('invalid_grant');
+      expect(String(answer.body['error_description'])).toContain('connect upstream again');
+      expect(github.refreshes.length).toBe(refreshes);
+      expect(github.requests.length).toBe(requests);
+      // Nothing changed in the vault: the operator may point the connection back.
+      const after = await vaultRow();
+      expect(after).toMatchObject({
+        accessToken: before.accessToken,
+        refreshToken: before.refreshToken,
+        reconnectRequiredAt: null,
+      });
+    } finally {
+      await proxy.prisma.upstreamToken.update({
+        where: { userId_connection: { userId, connection: 'upstream' } },
+        data: { provider: before.provider, expiresAt: before.expiresAt },
+      });
+    }
+    expect((await exchange(exchanger)).status).toBe(200);
   });
 
   it('marks the connection as needing the user when GitHub no longer honours the grant, and says so', async () => {

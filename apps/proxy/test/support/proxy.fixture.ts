@@ -205,12 +205,18 @@ export async function redeem(
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** Proxy options for building one of its repositories beside the running app (only `sealingKey` matters there). */
-export function repositoryOptions(sealingKey: Uint8Array = new Uint8Array(32)): ProxyOptions {
+/**
+ * Proxy options for building one of its repositories beside the running app: `sealingKey` opens what it sealed;
+ * `issuer` is the provider the sign-in connection names (the token vault uses its rows only when they match).
+ */
+export function repositoryOptions(
+  sealingKey: Uint8Array = new Uint8Array(32),
+  issuer = 'http://127.0.0.1:9',
+): ProxyOptions {
   return {
     upstream: {
       provider: { name: 'oidc' },
-      issuer: 'http://127.0.0.1:9',
+      issuer,
       clientId: 'unused',
       scopes: ['openid'],
       timeoutMs: 1000,
