@@ -281,7 +281,10 @@ describe('RFC 8693 token exchange at the proxy: a resource server gets the userâ
     expect(before.accessToken).not.toBeNull();
     // The same row as a proxy whose sign-in connection now names another provider (http://127.0.0.1:9) reads it:
     // not usable, and the account page offers to connect again.
-    const repointed = new UpstreamTokens(proxy.prisma, repositoryOptions(parseKeyEncryptionKey('k'.repeat(43))));
+    const repointed = new UpstreamTokens(
+      proxy.prisma,
+      repositoryOptions(parseKeyEncryptionKey('k'.repeat(43))),
+    );
     expect(await repointed.find(userId, 'upstream')).toMatchObject({ live: false, providerChanged: true });
     expect(await repointed.connections(userId)).toEqual([
       expect.objectContaining({ connection: 'upstream', hasTokens: false, providerChanged: true }),
