@@ -150,6 +150,23 @@ export async function openDatabase(
   return database;
 }
 
+/**
+ * The migrations this build ships for a schema, read from disk once per process: a readiness probe compares them with
+ * the database's history every few seconds, and the files change only with a new build.
+ */
+const shippedBySchema = new Map<string, ReturnType<typeof readMigrations>>();
+function shipped(schema: OpenDatabaseOptions['schema']): ReturnType<typeof readMigrations> {
+  const key = String(schema ?? '');
+  let migrations = shippedBySchema.get(key);
+  if (!migrations) {
+    migrations = readMigrations(schema);
+    // A failed read is not kept: the next probe reads again.
+    migrations.catch(() => shippedBySchema.delete(key));
+    shippedBySchema.set(key, migrations);
+  }
+  return migrations;
+}
+
 /** How many pooled connections are opened at boot. */
 const WARM_CONNECTIONS = 4;
 
@@ -212,8 +229,7 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
     ping: async () => {
       await prisma.$queryRawUnsafe('SELECT 1');
     },
-    pendingMigrations: async () =>
-      pendingMigrations(prismaSession(prisma), await readMigrations(options.schema)),
+    pendingMigrations: async () => pendingMigrations(prismaSession(prisma), await shipped(options.schema)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     close: async () => {
       await prisma.$disconnect();
@@ -263,8 +279,7 @@ async function openEmbedded(
     ping: async () => {
       await pglite.query('SELECT 1');
     },
-    pendingMigrations: async () =>
-      pendingMigrations(pgliteSession(pglite), await readMigrations(options.schema)),
+    pendingMigrations: async () => pendingMigrations(pgliteSession(pglite), await shipped(options.schema)),
     poolStats: () => undefined,
     close: async () => {
       await prisma.$disconnect();
