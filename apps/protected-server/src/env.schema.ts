@@ -6,7 +6,7 @@ import {
   REDIS_URL_FORMAT,
 } from '@portcullis/platform';
 import { EndpointUrlSchema } from '@portcullis/metadata';
-import { canonicalizeResourceUri, issuerIdentifierProblem } from '@portcullis/protocol';
+import { canonicalizeResourceUri, CONNECTION_NAME, issuerIdentifierProblem } from '@portcullis/protocol';
 import { webOriginProblem } from '@portcullis/resource-server';
 import { LATEST_REVISION, REVISIONS } from '@portcullis/revisions';
 import { z } from 'zod';
@@ -156,7 +156,7 @@ export const envSchema = baseEnvSchema({ port: 4100 })
       unsetIfEmpty,
       z
         .string()
-        .regex(/^[a-z][a-z0-9-]{0,39}$/, 'must be a connection name (lowercase letters, digits, -)')
+        .regex(CONNECTION_NAME, 'must be a connection name (lowercase letters, digits, -)')
         .default('upstream'),
     ),
     /** The protected server's own client credentials for RFC 7662 introspection. */

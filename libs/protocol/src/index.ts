@@ -64,3 +64,4 @@ export {
   type RecordJwtId,
   type VerifiedJwtAssertion,
 } from './jwt-assertion.js';
+export { CONNECTION_NAME, isConnectionName } from './connection-name.js';

@@ -8,7 +8,7 @@ import {
 } from '@portcullis/authorization';
 import { safeUrl } from '@portcullis/metadata';
 import { UnitOfWork } from '@portcullis/persistence';
-import { canonicalizeResourceUri } from '@portcullis/protocol';
+import { canonicalizeResourceUri, CONNECTION_NAME } from '@portcullis/protocol';
 import { recordEvent, type AdminCommand } from './admin-command.js';
 import { clientKeys } from './client-keys.js';
 import { createGrantClient } from './grant-client.command.js';
@@ -20,9 +20,6 @@ const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'priv
 
 /** RFC 8693 token exchange, which the proxy's token endpoint takes from resource servers registered for it. */
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-
-/** A connection's name at the proxy (`upstream`, or one of its `CONNECTIONS`). */
-const CONNECTION_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 /**
  * `clients create --resource-server`: a confidential client that is the resource server of one configured resource.

@@ -6,6 +6,7 @@
 // segment and the RFC 8693 `audience` of the exchange, so lowercase letters, digits and `-`; `upstream` is the
 // sign-in provider's own; no allowed-user rules (a connection signs no one in); every issue names
 // `CONNECTIONS.<name>.<member>`.
+import { CONNECTION_NAME } from '@portcullis/protocol';
 import { z } from 'zod';
 import {
   checkUpstreamProviderEnv,
@@ -23,7 +24,7 @@ import {
 export const SIGN_IN_CONNECTION = 'upstream';
 
 /** A connection's name: a path segment (`/connections/<name>/connect`) and the exchange's `audience`. */
-export const CONNECTION_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+export { CONNECTION_NAME };
 
 /** One connection as configured: the preset, where it is, and the proxy's client there. */
 export interface ConnectionSettings {
