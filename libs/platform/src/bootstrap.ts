@@ -4,10 +4,11 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DynamicModule } from '@nestjs/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { ConfigError, type EnvSource } from './config.js';
 import { requestIdFor } from './logging.js';
 import { httpRequestDuration, METRICS_REGISTRY } from './metrics/metrics.js';
+import { registerRequestLogging } from './request-logging.js';
 import type { Registry } from 'prom-client';
 
 /** Overrides the harness passes to an app module (a database of its own instead of the configured one). */
@@ -95,10 +96,14 @@ export async function listen(
   const connections = new Map<Socket, { served: boolean; active: number }>();
   const inProgress = new Set<ServerResponse>();
   const fastify = app.getHttpAdapter().getInstance();
+  // First of the app's own hooks, where the request-logging middleware ran before: the hooks and handlers after it
+  // log within the request's context. (The hooks here take `done` rather than return a promise: one promise less per
+  // hook and request.)
+  registerRequestLogging(fastify, await app.resolve(PinoLogger));
   const registry = metricsRegistryOf(app);
   const requests = registry ? httpRequestDuration(registry) : undefined;
   if (requests) {
-    fastify.addHook('onResponse', async (request, reply) => {
+    fastify.addHook('onResponse', (request, reply, done) => {
       requests.observe(
         {
           method: request.method,
@@ -108,9 +113,10 @@ export async function listen(
         },
         reply.elapsedTime / 1000,
       );
+      done();
     });
   }
-  fastify.addHook('onRequest', async (request, reply) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     const connection = connections.get(request.raw.socket);
     if (connection) {
@@ -122,11 +128,13 @@ export async function listen(
       inProgress.delete(reply.raw);
       if (connection) connection.active -= 1;
     });
+    done();
   });
   // While draining, every answer ends its connection (RFC 9112 9.6), so a keep-alive client opens its next one
   // elsewhere instead of holding this process open.
-  fastify.addHook('onSend', async (_request, reply) => {
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
   await app.listen(options.port, options.host);
   const address = app.getHttpServer().address();

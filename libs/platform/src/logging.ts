@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import type { DestinationStream, Level } from 'pino';
 import type { Options as PinoHttpOptions } from 'pino-http';
@@ -156,6 +155,11 @@ export function isProbe(req: { url?: string; originalUrl?: string }): boolean {
   return PROBE_PATHS.has(query === -1 ? url : url.slice(0, query));
 }
 
+/** The level of a request's completion line: `error` for a failure or a 5xx answer, else `info`. */
+export function completionLevel(statusCode: number, error?: unknown): 'error' | 'info' {
+  return error || statusCode >= 500 ? 'error' : 'info';
+}
+
 export interface LoggingOptions {
   appName: string;
   level: Level | 'silent';
@@ -165,7 +169,12 @@ export interface LoggingOptions {
   pretty?: boolean;
 }
 
-/** nestjs-pino parameters: one JSON line per request with its id, secrets censored by construction. */
+/**
+ * nestjs-pino parameters: the pino-http logger (its serializers, its level, the censor on every line) that every
+ * `PinoLogger` and the Nest `Logger` write through. The request log itself is not mounted as Nest middleware
+ * (`forRoutes` is empty): Fastify hooks write it with this logger (`registerRequestLogging`), one JSON line per request
+ * with its id, secrets censored by construction.
+ */
 export function loggerParams(options: LoggingOptions): Params {
   const http: PinoHttpOptions = {
     name: options.appName,
@@ -185,9 +194,9 @@ export function loggerParams(options: LoggingOptions): Params {
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    // Probes every few seconds would drown the log. The middleware sees the URL as mounted (Nest rewrites `url` for
-    // its route match), so the path is read from the original URL, without its query.
+    customLogLevel: (_req, res, error) => completionLevel(res.statusCode, error),
+    // Probes every few seconds would drown the log. A middleware sees the URL as mounted (Nest rewrites `url` for its
+    // route match), so the path is read from the original URL, without its query.
     autoLogging: { ignore: (req) => isProbe(req) },
     ...(options.pretty && !options.destination
       ? { transport: { target: 'pino-pretty', options: { singleLine: true, translateTime: 'HH:MM:ss' } } }
@@ -195,7 +204,7 @@ export function loggerParams(options: LoggingOptions): Params {
   };
   return {
     pinoHttp: options.destination ? [http, options.destination] : http,
-    // nestjs-pino's default route pattern (`{/*splat}`) matches nothing on Nest 12's Fastify adapter.
-    forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+    // No Nest middleware: the request log and its context are Fastify hooks (registerRequestLogging).
+    forRoutes: [],
   };
 }
