@@ -25,6 +25,7 @@ import type { ExtensionSummary } from '@portcullis/extensions';
 import { z } from 'zod';
 import { NoteInputSchema, type NoteInput } from '../notes/note.schema.js';
 import type { NotesService } from '../notes/notes.service.js';
+import { withCachedJsonSchema } from './cached-json-schema.js';
 import { ownerOf } from './mcp-auth-info.js';
 import type { Owner } from '../notes/owner.js';
 import { isNotesTool, type NotesToolName } from './mcp-scopes.js';
@@ -72,7 +73,11 @@ function guarded<Args extends unknown[]>(
   };
 }
 
-const IdArgumentsSchema = z.object({ id: z.string().describe('The note id (a UUID).') });
+// The tools' argument schemas, their JSON Schema converted once for every server instance (see withCachedJsonSchema).
+const IdArgumentsSchema = withCachedJsonSchema(
+  z.object({ id: z.string().describe('The note id (a UUID).') }),
+);
+const NoteArgumentsSchema = withCachedJsonSchema(NoteInputSchema);
 
 /**
  * The server's capabilities with the composed extensions declared: neither authorization extension defines
@@ -140,7 +145,7 @@ export function createNotesMcpServer(
     {
       title: 'Create a note',
       description: 'Creates a note with a title and an optional body.',
-      inputSchema: NoteInputSchema,
+      inputSchema: NoteArgumentsSchema,
     },
     guarded('notes_create', async (input: NoteInput, context: ServerContext) =>
       json(await notes.create(owner(context), input)),
