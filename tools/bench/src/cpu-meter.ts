@@ -4,6 +4,8 @@
  * caps what it can send, so a rate measured with it over half a core says as much about the generator as the server.
  */
 
+import { readFileSync } from 'node:fs';
+
 /** Over this many cores the generator may be what limits the rate (warned about beside the figure). */
 export const GENERATOR_CORES_WARNING = 0.5;
 
@@ -24,6 +26,23 @@ export function startCpuMeter(): () => CpuReading {
       wallSeconds: (performance.now() - started) / 1000,
     };
   };
+}
+
+/**
+ * CPU seconds another process has used so far (user and system, all threads), from Linux `/proc` (clock ticks of
+ * 1/100 s); `NaN` where it cannot be read. Unlike a rate, the CPU a server spends per request does not drop when the
+ * machine is shared: it is the figure to compare across runs on a loaded machine.
+ */
+export function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 /** Cores used over several readings together (`NaN` when none has any wall time). */

@@ -53,6 +53,8 @@ export interface Summary {
   readonly count: number;
   /** The load generator's CPU over the windows, in cores (absent when no window measured it). */
   readonly generatorCores?: number;
+  /** The server's CPU per step, in milliseconds, when its process was metered ({@link compareMany}). */
+  readonly serverCpuMs?: number;
 }
 
 export function summarize(windows: readonly Window[]): Summary {

@@ -23,6 +23,7 @@ import {
 } from './scenarios/authorization-server.js';
 import { clientIdMetadataScenario } from './scenarios/client-id-metadata.js';
 import { clientScenario } from './scenarios/client.js';
+import { mcpToolsListScenario } from './scenarios/mcp.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { coldValidationScenario, resourceServerScenario } from './scenarios/resource-server.js';
 import { settingsFor, type Settings } from './settings.js';
@@ -48,6 +49,10 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
   'cold-validation': {
     description: 'a never-seen token on every request, per CPU second, vs jose verifying alone',
     run: (settings) => coldValidationScenario(settings),
+  },
+  'mcp-tools-list': {
+    description: 'MCP tools/list (2026-07-28, stateless) on the protected server vs its own /healthz',
+    run: (settings) => mcpToolsListScenario(settings),
   },
   refresh: {
     description: 'refresh with rotation on PostgreSQL vs oidc-provider',

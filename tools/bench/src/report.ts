@@ -14,6 +14,8 @@ export interface ResultRow {
     readonly rssMiB?: number;
     /** The load generator's CPU while ours was measured, in cores. */
     readonly generatorCores?: number;
+    /** The server process's CPU per step, in milliseconds (robust to a shared machine, unlike the rate). */
+    readonly serverCpuMs?: number;
   };
   readonly peer?: {
     readonly name: string;
@@ -22,6 +24,7 @@ export interface ResultRow {
     readonly p99: number;
     readonly rssMiB?: number;
     readonly generatorCores?: number;
+    readonly serverCpuMs?: number;
   };
   /** The goal, as a ratio of ours to the peer, or as an absolute rate. */
   readonly goal?: {
@@ -60,6 +63,8 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 const generator = (value: number | undefined) =>
   value === undefined ? '' : `, generator ${value.toFixed(2)} cores`;
 const rss = (value: number | undefined) => (value === undefined ? '' : `, RSS ${Math.round(value)} MiB`);
+const serverCpu = (value: number | undefined) =>
+  value === undefined ? '' : `, server CPU ${value.toFixed(2)} ms each`;
 
 /** Whether the row meets each goal it has. */
 export function meetsGoal(row: ResultRow): boolean {
@@ -101,14 +106,14 @@ function percent(fraction: number): string {
 /** One line per row: ours, the peer, the ratio, latencies, RSS, and the goal met or missed. */
 export function formatRow(row: ResultRow): string {
   if (row.memory) return formatMemory(row, row.memory);
-  const latencies = `p50 ${ms(row.ours.p50)}, p99 ${ms(row.ours.p99)}${rss(row.ours.rssMiB)}${generator(row.ours.generatorCores)}`;
+  const latencies = `p50 ${ms(row.ours.p50)}, p99 ${ms(row.ours.p99)}${serverCpu(row.ours.serverCpuMs)}${rss(row.ours.rssMiB)}${generator(row.ours.generatorCores)}`;
   const ours = row.counts
     ? `ours ${Math.round(row.ours.rate)} ${row.unit}: ${Object.entries(row.counts)
         .map(([kind, count]) => `${kind} ${count}`)
         .join(', ')} (${latencies})`
     : `ours ${Math.round(row.ours.rate)} ${row.unit} (${latencies})`;
   const peer = row.peer
-    ? `, ${row.peer.name} ${Math.round(row.peer.rate)} ${row.unit} (p50 ${ms(row.peer.p50)}, p99 ${ms(row.peer.p99)}${rss(row.peer.rssMiB)}${generator(row.peer.generatorCores)}), ratio ${(row.ours.rate / row.peer.rate).toFixed(2)}x`
+    ? `, ${row.peer.name} ${Math.round(row.peer.rate)} ${row.unit} (p50 ${ms(row.peer.p50)}, p99 ${ms(row.peer.p99)}${serverCpu(row.peer.serverCpuMs)}${rss(row.peer.rssMiB)}${generator(row.peer.generatorCores)}), ratio ${(row.ours.rate / row.peer.rate).toFixed(2)}x`
     : '';
   const goals: string[] = [];
   if (row.goal?.ratio !== undefined) goals.push(`>= ${row.goal.ratio.toFixed(2)}x`);

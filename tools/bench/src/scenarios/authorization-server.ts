@@ -33,7 +33,7 @@ import { refreshStep, reauthorizationStep, type FlowClient, type FlowServer } fr
 import type { ResultRow } from '../report.js';
 import type { Settings } from '../settings.js';
 import { APP_DATABASE_POOL_SIZE, startSqlReference, type SqlReference } from '../sql-reference.js';
-import { productionEnv } from '../production-env.js';
+import { productionEnv, stopProfiled } from '../production-env.js';
 
 const PEER_MAIN = fileURLToPath(new URL('../../peers/oidc-provider.mjs', import.meta.url));
 /**
@@ -246,6 +246,7 @@ export async function refreshScenario(settings: Settings): Promise<ResultRow[]> 
         sql.step,
       ],
       n,
+      [ours.pid, peer.pid],
     );
     if (!mine || !theirs || !database) throw new Error('refresh: a side was not measured');
     const windows = `${settings.rounds}x${settings.seconds}s each`;
@@ -272,6 +273,7 @@ export async function refreshScenario(settings: Settings): Promise<ResultRow[]> 
     await sql?.close();
     await Promise.all([ourPool.close(), peerPool.close()]);
     await peer.app.stop('SIGTERM');
+    await stopProfiled(ours.cluster.instances.map((instance) => instance.process.process));
     await ours.cluster.stop();
   }
 }
@@ -333,6 +335,7 @@ export async function reauthorizationScenario(settings: Settings): Promise<Resul
   } finally {
     await Promise.all([ourPool.close(), peerPool.close()]);
     await peer.app.stop('SIGTERM');
+    await stopProfiled(ours.cluster.instances.map((instance) => instance.process.process));
     await ours.cluster.stop();
   }
 }

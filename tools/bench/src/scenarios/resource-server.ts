@@ -8,7 +8,6 @@
  * The app under test is tools/bench/src/servers/guarded-app.ts on the Portcullis platform (metrics on, production
  * settings, log level warn), its tokens from a loopback issuer (servers/token-issuer.ts).
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import {
@@ -21,7 +20,7 @@ import {
   type TestDatabase,
 } from '@portcullis/testing';
 import { compare } from '../compare.js';
-import { startCpuMeter } from '../cpu-meter.js';
+import { processCpuSeconds, startCpuMeter } from '../cpu-meter.js';
 import { rssMiB, summarize, type Step, type Summary, type Window } from '../load.js';
 import { PoolClient } from '../pool-client.js';
 import type { ResultRow } from '../report.js';
@@ -100,8 +99,17 @@ export async function resourceServerScenario(settings: Settings): Promise<Result
     pools.push(pool, barePool);
     const token = await issuer.mint({ aud: app.resource, scope: SCOPE });
     const guarded = getStep(pool, '/bench/guarded', () => ({ authorization: `Bearer ${token}` }));
-    const sameProcess = await compare(settings, guarded, getStep(pool, '/bench/open'));
-    const againstBare = await compare(settings, guarded, getStep(barePool, '/bench/open'));
+    const sameProcess = await compare(settings, guarded, getStep(pool, '/bench/open'), settings.connections, [
+      app.pid,
+      app.pid,
+    ]);
+    const againstBare = await compare(
+      settings,
+      guarded,
+      getStep(barePool, '/bench/open'),
+      settings.connections,
+      [app.pid, bare.process.pid],
+    );
     const setup = `GET with one valid ES256 token (verdict cached), ${settings.connections} connections, ${settings.rounds}x${settings.seconds}s each, metrics on, log level warn`;
     return [
       {
@@ -128,15 +136,6 @@ export async function resourceServerScenario(settings: Settings): Promise<Result
     await app?.stop();
     await issuer.close();
   }
-}
-
-/** CPU seconds a process has used (user and system, all threads), from Linux `/proc` (clock ticks of 1/100 s). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** `count` distinct tokens, each valid for the resource. */
@@ -226,9 +225,9 @@ export async function coldValidationScenario(settings: Settings): Promise<Result
     let cpu = 0;
     for (let round = 0; round < settings.rounds; round++) {
       const tokens = await mintMany(issuer, resource, perWindow);
-      const before = cpuSeconds(pid);
+      const before = processCpuSeconds(pid);
       windows.push(await freshTokenWindow(pool, tokens, settings.connections, settings.seconds));
-      cpu += cpuSeconds(pid) - before;
+      cpu += processCpuSeconds(pid) - before;
     }
     const ours = summarize(windows);
     const jose = await joseVerifyRate(
