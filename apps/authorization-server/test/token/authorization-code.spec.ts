@@ -82,7 +82,15 @@ describe('the token endpoint with authorization codes', () => {
       Array.from({ length: 20 }, () => redeem(as, client, callback, request)),
     );
     expect(results.filter((result) => result.status === 200)).toHaveLength(1);
-    expect(results.filter((result) => result.body.error === 'invalid_grant')).toHaveLength(19);
+    // One line per refusal, so that a failure shows which refusal was not invalid_grant.
+    const refusals = results
+      .filter((result) => result.status !== 200)
+      .map(
+        (result) => `${result.status} ${String(result.body.error)}: ${String(result.body.error_description)}`,
+      );
+    expect(refusals).toEqual(
+      Array.from({ length: 19 }, () => '400 invalid_grant: authorization code is invalid'),
+    );
   });
 
   describe('rejects with invalid_grant, leaving the code usable', () => {
