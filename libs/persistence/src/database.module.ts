@@ -21,6 +21,8 @@ export interface DatabaseModuleOptions {
   poolSize?: number;
   /** How long a request waits for a pooled connection, or to begin a transaction, before it answers 503. */
   poolTimeoutMs?: number;
+  /** Connections opened at boot and kept open while idle. */
+  poolMin?: number;
   /** Told of every statement (metrics). */
   onQuery?: QueryObserver;
 }
@@ -46,6 +48,7 @@ export class DatabaseModule implements OnApplicationShutdown {
               schema: options.schema,
               ...(options.poolSize ? { poolSize: options.poolSize } : {}),
               ...(options.poolTimeoutMs ? { poolTimeoutMs: options.poolTimeoutMs } : {}),
+              ...(options.poolMin !== undefined ? { poolMin: options.poolMin } : {}),
               ...(options.onQuery ? { onQuery: options.onQuery } : {}),
               logger: { info: (message) => logger.log(message), warn: (message) => logger.warn(message) },
             });

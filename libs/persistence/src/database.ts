@@ -88,6 +88,12 @@ export interface OpenDatabaseOptions {
    * unavailable, which a request answers 503 with `Retry-After` (default 5,000 ms).
    */
   poolTimeoutMs?: number;
+  /**
+   * PostgreSQL connections opened before the database is returned and kept open while idle (default 4, at most
+   * `poolSize`): what a burst can use at once without opening connections of its own, say when a balancer moves a
+   * failed peer's load to this instance.
+   */
+  poolMin?: number;
   /** Told of every statement made through the Prisma client or {@link Database.sql} (its duration, whether it failed). */
   onQuery?: QueryObserver;
 }
@@ -167,8 +173,8 @@ function shipped(schema: OpenDatabaseOptions['schema']): ReturnType<typeof readM
   return migrations;
 }
 
-/** How many pooled connections are opened at boot. */
-const WARM_CONNECTIONS = 4;
+/** How many pooled connections are opened at boot and kept, unless told otherwise. */
+const POOL_MIN = 4;
 
 /** Opens `count` connections of `pool` at once and returns them to it idle; a failure leaves the pool to retry later. */
 async function warm(pool: pg.Pool, count: number): Promise<void> {
@@ -194,9 +200,12 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   // Connect once up front so a wrong URL fails the boot with a clear message, not on the first request.
   await (await connect()).end();
   const max = options.poolSize ?? 10;
+  const min = Math.min(max, options.poolMin ?? POOL_MIN);
   const pool = new pg.Pool({
     connectionString: url,
     max,
+    // Idle connections beyond these are closed after idleTimeoutMillis; these stay.
+    min,
     // A request waits this long for a connection (the pool busy, or the database away), then answers 503.
     connectionTimeoutMillis: options.poolTimeoutMs ?? 5_000,
     // Idle connections are kept a while, so that a burst after a quiet spell does not pay for new ones.
@@ -206,9 +215,9 @@ async function openPostgres(url: string, options: OpenDatabaseOptions): Promise<
   // A pooled connection that breaks while idle (the server restarted) is dropped by the pool; without a listener the
   // error would end the process.
   pool.on('error', () => undefined);
-  // Warm: a few connections are opened before the app reports ready, so that the first requests a balancer sends a
-  // new instance (a rolling restart) do not each wait for a connection of their own on a busy machine.
-  await warm(pool, Math.min(max, WARM_CONNECTIONS));
+  // Warm: the kept connections are opened before the app reports ready, so that the first requests a balancer sends
+  // a new instance (a rolling restart) do not each wait for a connection of their own on a busy machine.
+  await warm(pool, min);
   const prisma = translatingErrors(new PrismaClient({ adapter: new PrismaPg(pool) }), options.onQuery);
   // A second adapter over the same pool for the hot statements, each prepared once per connection.
   const direct = await new PrismaPg(pool, { statementNameGenerator: preparedStatementNames() }).connect();

@@ -81,6 +81,18 @@ describe('checkBaseEnv', () => {
     expect(() => checkBaseEnv(parseEnv(schema, { NODE_ENV: 'production', METRICS: 'off' }))).not.toThrow();
   });
 
+  it('refuses to keep more connections open than the pool holds', () => {
+    expect(() => checkBaseEnv(parseEnv(schema, { DATABASE_POOL_SIZE: '5', DATABASE_POOL_MIN: '6' }))).toThrow(
+      'invalid configuration: DATABASE_POOL_MIN (6) must be at most DATABASE_POOL_SIZE (5)',
+    );
+    expect(() =>
+      checkBaseEnv(parseEnv(schema, { DATABASE_POOL_SIZE: '5', DATABASE_POOL_MIN: '5' })),
+    ).not.toThrow();
+    // Unset, it keeps 4 or the whole pool when that is smaller (libs/persistence/src/database.ts).
+    expect(parseEnv(schema, { DATABASE_POOL_SIZE: '2' }).DATABASE_POOL_MIN).toBeUndefined();
+    expect(() => parseEnv(schema, { DATABASE_POOL_MIN: '-1' })).toThrow('DATABASE_POOL_MIN');
+  });
+
   it('leaves /metrics open in development', () => {
     expect(() => checkBaseEnv(parseEnv(schema, {}))).not.toThrow();
   });

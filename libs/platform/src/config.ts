@@ -77,6 +77,8 @@ export function baseEnvSchema(defaults: { port: number }) {
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+    /** Connections opened at boot and kept open while idle (at most DATABASE_POOL_SIZE). */
+    DATABASE_POOL_MIN: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(200).optional()),
     METRICS: z.enum(['on', 'off']).default('on'),
     /** Where the modules `EXTENSIONS` names are installed (their `node_modules`); default the working directory. */
     EXTENSIONS_DIR: z.preprocess(unsetIfEmpty, z.string().optional()),
@@ -122,12 +124,17 @@ export function parseEnv<Schema extends z.ZodType>(schema: Schema, env: EnvSourc
 }
 
 /**
- * The rules across variables every app keeps: in production `/metrics` is either behind `METRICS_TOKEN` or off, never
+ * The rules across variables every app keeps: no more connections kept than the pool holds; in production `/metrics` is either behind `METRICS_TOKEN` or off, never
  * open to whoever reaches the port.
  *
  * @throws ConfigError naming the variable
  */
 export function checkBaseEnv(env: BaseEnv): void {
+  if (env.DATABASE_POOL_MIN !== undefined && env.DATABASE_POOL_MIN > env.DATABASE_POOL_SIZE) {
+    throw new ConfigError(
+      `invalid configuration: DATABASE_POOL_MIN (${env.DATABASE_POOL_MIN}) must be at most DATABASE_POOL_SIZE (${env.DATABASE_POOL_SIZE})`,
+    );
+  }
   if (env.NODE_ENV === 'production' && env.METRICS === 'on' && !env.METRICS_TOKEN) {
     throw new ConfigError(
       'invalid configuration: METRICS_TOKEN is required in production (or set METRICS=off)',

@@ -78,6 +78,7 @@ export async function configureApp<Schema extends z.ZodType<BaseEnv>>(
           databaseSchema: isAppSchema(options.name) ? options.name : 'all',
           databasePoolSize: config.DATABASE_POOL_SIZE,
           databasePoolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
+          ...(config.DATABASE_POOL_MIN !== undefined ? { databasePoolMin: config.DATABASE_POOL_MIN } : {}),
           metrics: {
             enabled: config.METRICS === 'on',
             ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}),

@@ -26,6 +26,8 @@ export interface PlatformModuleOptions {
   databasePoolSize?: number;
   /** How long a request waits for a pooled connection before it is answered 503 (default 5,000 ms). */
   databasePoolTimeoutMs?: number;
+  /** DATABASE_POOL_MIN: connections opened at boot and kept. */
+  databasePoolMin?: number;
   /** `/metrics`: served unless `enabled` is false, behind `token` when set. */
   metrics?: { enabled: boolean; token?: string };
 }
@@ -51,6 +53,7 @@ export class PlatformModule {
           schema: options.databaseSchema,
           ...(options.databasePoolSize ? { poolSize: options.databasePoolSize } : {}),
           ...(options.databasePoolTimeoutMs ? { poolTimeoutMs: options.databasePoolTimeoutMs } : {}),
+          ...(options.databasePoolMin !== undefined ? { poolMin: options.databasePoolMin } : {}),
           onQuery: ({ operation, seconds, ok }) =>
             queries.observe({ operation, outcome: ok ? 'ok' : 'error' }, seconds),
         }),

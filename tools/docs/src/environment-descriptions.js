@@ -70,6 +70,11 @@ export const ENVIRONMENT_DESCRIPTIONS = {
       "comma-separated origins as browsers send them (`https://app.example.com`, `http://localhost:6274`) whose pages may call the server: CORS on the resource's path (`/mcp`; not on the app's other routes, `/api/notes` among them), and the MCP Origin check; a value that is not an origin stops the boot",
     default: 'every loopback origin in development, none in production',
   },
+  DATABASE_POOL_MIN: {
+    meaning:
+      "PostgreSQL connections opened at boot and kept open while idle (at most `DATABASE_POOL_SIZE`): what a burst uses without opening connections, e.g. when a balancer moves a failed peer's load to this instance",
+    default: '4, or `DATABASE_POOL_SIZE` when smaller',
+  },
   DATABASE_POOL_SIZE: { meaning: 'PostgreSQL connections per process' },
   DATABASE_POOL_TIMEOUT_MS: {
     meaning:
