@@ -98,7 +98,19 @@ export async function up() {
   try {
     running = await compose.up();
   } catch (error) {
-    // What did start is not left behind (its volumes with it).
+    // Which services were not healthy, and every service's log, before what did start goes (its volumes with it).
+    try {
+      const { stdout } = await promisify(execFile)(
+        'docker',
+        ['compose', '-p', PROJECT, 'ps', '-a', '--format', '{{.Service}}: {{.Status}}'],
+        { cwd: COMPOSE_DIR, timeout: 60_000 },
+      );
+      const unwell = stdout.split('\n').filter((line) => line && !line.includes('(healthy)'));
+      say(`not healthy: ${unwell.join('; ') || 'none (a wait timed out)'}`);
+    } catch (inspection) {
+      say(`could not list the services: ${inspection.message}`);
+    }
+    await keepLogs();
     await promisify(execFile)('docker', ['compose', '-p', PROJECT, 'down', '-v', '--remove-orphans'], {
       cwd: COMPOSE_DIR,
       timeout: 120_000,
@@ -110,11 +122,8 @@ export async function up() {
   say(`HA stack healthy in ${seconds} s (images built or found, ${SERVICES.length} services)`);
 }
 
-export async function down() {
-  const running = globalThis[ENVIRONMENT];
-  globalThis[ENVIRONMENT] = undefined;
-  if (!running) return;
-  // Every service's log, for whoever reads a failure after the stack is gone.
+/** Every service's log, for whoever reads a failure after the stack is gone. */
+async function keepLogs() {
   const logFile = join(tmpdir(), `${PROJECT}.log`);
   try {
     const { stdout } = await promisify(execFile)(
@@ -127,6 +136,13 @@ export async function down() {
   } catch (error) {
     say(`could not keep the services' logs: ${error.message}`);
   }
+}
+
+export async function down() {
+  const running = globalThis[ENVIRONMENT];
+  globalThis[ENVIRONMENT] = undefined;
+  if (!running) return;
+  await keepLogs();
   await running.down({ removeVolumes: true, timeout: 30_000 });
   say('HA stack removed (containers and volumes)');
 }

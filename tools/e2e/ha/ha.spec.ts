@@ -248,13 +248,17 @@ describe('the highly available stack under load (20 clients)', () => {
     const begun = await Promise.all(Array.from({ length: 6 }, () => beginSignIn(principal)));
     const before = await haproxyServers();
     const killedAt = Date.now();
+    let retriedBegun = 0;
     await Promise.all([kill('as-1'), kill('ps-1')]);
     const deadAt = Date.now();
     const [finished, takenOut] = await Promise.all([
       Promise.all(
         begun.map((finish) =>
           finish().then(
-            (answer) => answer.status,
+            (answer) => {
+              retriedBegun += answer.retriedAfter503;
+              return answer.status;
+            },
             (error: unknown) => String((error as Error).message ?? error),
           ),
         ),
@@ -291,6 +295,7 @@ describe('the highly available stack under load (20 clients)', () => {
       'errors by status': errorsByStatus(during),
       'requests lost': lostRequests.length,
       'sign-ins begun before the kill and finished after it, completed': `${finished.length}, ${begunCompleted}`,
+      'pages of those sent again after a 503 with Retry-After': retriedBegun,
       'sign-ins of the load in progress at the kill, completed': `${inProgress.length}, ${inProgress.filter(succeeded).length}`,
       'sign-ins after the kill, completed': `${signIns.length}, ${signIns.filter(succeeded).length}`,
       'requests HAProxy retried or sent to the peer': retried,

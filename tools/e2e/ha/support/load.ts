@@ -50,6 +50,8 @@ export interface Family {
   refreshToken: string;
   accessToken: string;
   readonly dpop?: DpopKey;
+  /** The authorization server that issued it, where it is refreshed; the load's by default. */
+  readonly issuer?: string;
   /** The family ended (a refresh refused with invalid_grant): a family that dies. */
   died?: string;
 }
@@ -85,21 +87,30 @@ export async function dpopProof(
 
 const SCOPE = 'notes:read notes:write';
 
+/** Where the load goes: the HA stack's public face, unless {@link aimAt} names another stack's. */
+const target: { issuer: string; resource: string } = { issuer: HA.issuer, resource: HA.resource };
+
+/** Sends the load (sign-ins, refreshes, tool calls) to another stack's authorization server and MCP endpoint. */
+export function aimAt(stack: { readonly issuer: string; readonly resource: string }): void {
+  target.issuer = stack.issuer;
+  target.resource = stack.resource;
+}
+
 /** One authorization through the real pages, its code redeemed (with a DPoP proof when `dpop` is given). */
 export async function signIn(
   principal: Principal,
   options: { ua?: HeadlessUserAgent; dpop?: DpopKey } = {},
 ): Promise<TokenAnswer> {
-  const request = authorizationRequest(HA.issuer, principal.client, SCOPE, HA.resource);
+  const request = authorizationRequest(target.issuer, principal.client, SCOPE, target.resource);
   const callback = await authorize(
     options.ua ?? new HeadlessUserAgent(),
     request,
     principal.user,
     principal.client,
   );
-  if (!options.dpop) return redeem(HA.issuer, principal.client, callback, request);
+  if (!options.dpop) return redeem(target.issuer, principal.client, callback, request);
   return tokenRequest(
-    HA.issuer,
+    target.issuer,
     {
       grant_type: 'authorization_code',
       code: callback.searchParams.get('code') ?? undefined,
@@ -107,7 +118,7 @@ export async function signIn(
       client_id: principal.client.clientId,
       code_verifier: request.verifier,
     },
-    { dpop: await dpopProof(options.dpop, 'POST', `${HA.issuer}/token`) },
+    { dpop: await dpopProof(options.dpop, 'POST', `${target.issuer}/token`) },
   );
 }
 
@@ -128,29 +139,62 @@ async function settle(
   throw new Error('too many redirects');
 }
 
+/** How often, at most, a person sends a page again that answered 503 with `Retry-After`. */
+const RETRIES_AFTER_503 = 3;
+
+/** `Retry-After` of a 503 in milliseconds (at most 5 s), or undefined for any other answer. */
+function retryAfterMs(response: { status: number; headers: Headers }): number | undefined {
+  if (response.status !== 503) return undefined;
+  const seconds = Number(response.headers.get('retry-after'));
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 5) * 1000 : undefined;
+}
+
+/** A sign-in finished across a fault: its token answer, and how many times a page asked to be sent again later. */
+export type FinishedSignIn = TokenAnswer & { readonly retriedAfter503: number };
+
 /**
  * The first step of a sign-in (the authorization request, answered with the login page); the rest (login, consent,
- * code redemption) when the returned function is called: a flow in progress across a fault.
+ * code redemption) when the returned function is called: a flow in progress across a fault. A page or the token
+ * endpoint answering 503 with `Retry-After` (an instance busy with its peer's load, nothing of the flow used up) is
+ * sent again after that delay, as a person presses reload, up to {@link RETRIES_AFTER_503} times.
  */
-export async function beginSignIn(principal: Principal): Promise<() => Promise<TokenAnswer>> {
+export async function beginSignIn(principal: Principal): Promise<() => Promise<FinishedSignIn>> {
   const ua = new HeadlessUserAgent();
-  const request = authorizationRequest(HA.issuer, principal.client, SCOPE, HA.resource);
+  const request = authorizationRequest(target.issuer, principal.client, SCOPE, target.resource);
   let step = await settle(ua, await ua.get(request.url), principal.client.redirectUri);
   if (step.response.status !== 200 || !('username' in step.response.form().fields)) {
     throw new FlowStoppedError(step.response);
   }
   return async () => {
+    let retriedAfter503 = 0;
     for (let pages = 0; !step.callback && pages < 4; pages++) {
       if (step.response.status !== 200) throw new FlowStoppedError(step.response);
       const form = step.response.form();
-      const next =
+      const send = () =>
         'username' in form.fields
-          ? await ua.submit(form, { username: principal.user.username, password: principal.user.password })
-          : await ua.submit(form, {}, { button: { name: 'decision', value: 'approve' } });
+          ? ua.submit(form, { username: principal.user.username, password: principal.user.password })
+          : ua.submit(form, {}, { button: { name: 'decision', value: 'approve' } });
+      let next = await send();
+      for (let wait = retryAfterMs(next); wait !== undefined && retriedAfter503 < RETRIES_AFTER_503;) {
+        retriedAfter503 += 1;
+        await sleep(wait);
+        next = await send();
+        wait = retryAfterMs(next);
+      }
       step = await settle(ua, next, principal.client.redirectUri);
     }
     if (!step.callback) throw new FlowStoppedError(step.response);
-    return redeem(HA.issuer, principal.client, step.callback, request);
+    let answer = await redeem(target.issuer, principal.client, step.callback, request);
+    for (
+      let wait = retryAfterMs(answer);
+      wait !== undefined && retriedAfter503 < RETRIES_AFTER_503;
+      wait = retryAfterMs(answer)
+    ) {
+      retriedAfter503 += 1;
+      await sleep(wait);
+      answer = await redeem(target.issuer, principal.client, step.callback, request);
+    }
+    return { ...answer, retriedAfter503 };
   };
 }
 
@@ -172,17 +216,18 @@ export async function newFamily(
 
 /** Refreshes `family` once; on 200 the family moves on to the new tokens. */
 export async function refreshFamily(principal: Principal, family: Family): Promise<TokenAnswer> {
+  const issuer = family.issuer ?? target.issuer;
   const answer = family.dpop
     ? await tokenRequest(
-        HA.issuer,
+        issuer,
         {
           grant_type: 'refresh_token',
           refresh_token: family.refreshToken,
           client_id: principal.client.clientId,
         },
-        { dpop: await dpopProof(family.dpop, 'POST', `${HA.issuer}/token`) },
+        { dpop: await dpopProof(family.dpop, 'POST', `${issuer}/token`) },
       )
-    : await refresh(HA.issuer, principal.client, family.refreshToken);
+    : await refresh(issuer, principal.client, family.refreshToken);
   if (answer.status === 200) {
     family.refreshToken = answer.body['refresh_token'] as string;
     family.accessToken = answer.body['access_token'] as string;
@@ -196,17 +241,21 @@ export interface ToolAnswer {
   readonly result?: { isError?: boolean; content?: { type: string; text?: string }[] };
 }
 
-/** An MCP `tools/call` over Streamable HTTP in the 2026-07-28 (stateless) era, with a bearer or DPoP token. */
+/**
+ * An MCP `tools/call` over Streamable HTTP in the 2026-07-28 (stateless) era, with a bearer or DPoP token; to the
+ * load's MCP endpoint, or `url` (one instance's).
+ */
 export async function callTool(
   family: Family,
   name: string,
   args: Record<string, unknown>,
   proof?: string,
+  url: string = target.resource,
 ): Promise<ToolAnswer> {
   const dpop = family.dpop
-    ? (proof ?? (await dpopProof(family.dpop, 'POST', HA.resource, family.accessToken)))
+    ? (proof ?? (await dpopProof(family.dpop, 'POST', url, family.accessToken)))
     : undefined;
-  const response = await fetch(HA.resource, {
+  const response = await fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -296,10 +345,15 @@ export class Load {
       );
     }
     for (let i = 0; i < this.signInClients; i++) {
+      // Each client keeps its browser, as a person does: the first sign-in types the password (an argon2id check,
+      // 64 MiB and a few hundred milliseconds of a core), the next ones go through the authorization and consent
+      // pages on that session. A password typed every half second by four clients at once would spend most of a
+      // 2-core machine on argon2 alone.
+      const ua = new HeadlessUserAgent();
       this.#loop(
         () =>
           this.#record('sign-in', async () => {
-            const answer = await signIn(this.principal);
+            const answer = await signIn(this.principal, { ua });
             return tokenOutcome(answer);
           }),
         500,
