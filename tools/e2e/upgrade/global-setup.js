@@ -1,0 +1,1 @@
+export { up as default } from './stack.js';

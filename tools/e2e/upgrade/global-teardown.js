@@ -1,0 +1,1 @@
+export { down as default } from './stack.js';
