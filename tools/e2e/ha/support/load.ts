@@ -1,7 +1,7 @@
 // The suite's load: 20 clients at once against the HA stack's public face (HAProxy), each recording every request
 // it made, when, and how it was answered. 8 refresh their token family in a loop, 6 write notes with MCP tool calls,
-// 4 sign in through the real pages (login, consent, code, token), and 2 call tools with DPoP-bound tokens and a fresh
-// proof each.
+// 4 sign in through the real pages (authorization, code, token; each keeps its browser, so only its first sign-in
+// types the password), and 2 call tools with DPoP-bound tokens and a fresh proof each.
 import { createHash, randomUUID } from 'node:crypto';
 import {
   authorizationRequest,
@@ -144,8 +144,10 @@ const RETRIES_AFTER_503 = 3;
 
 /** `Retry-After` of a 503 in milliseconds (at most 5 s), or undefined for any other answer. */
 function retryAfterMs(response: { status: number; headers: Headers }): number | undefined {
-  if (response.status !== 503) return undefined;
-  const seconds = Number(response.headers.get('retry-after'));
+  const header = response.headers.get('retry-after');
+  // HAProxy's own 503 (no server left) says nothing of when to come back: not retried, it fails the sign-in.
+  if (response.status !== 503 || header === null || header.trim() === '') return undefined;
+  const seconds = Number(header);
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 5) * 1000 : undefined;
 }
 
