@@ -2,11 +2,11 @@
 // again. Plain JavaScript: Jest loads global setup files untransformed.
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { requireEngine, requirePortsFree } from '../preflight.js';
 
 export const PROJECT = 'portcullis-ha-e2e';
 export const COMPOSE_DIR = fileURLToPath(new URL('../../../docker/ha', import.meta.url));
@@ -44,14 +44,6 @@ function say(line) {
   process.stderr.write(`[portcullis:e2e:ha] ${line}\n`);
 }
 
-function portFree(port) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
 async function imagePresent(image) {
   try {
     await run('docker', ['image', 'inspect', image], { timeout: 30_000 });
@@ -62,22 +54,8 @@ async function imagePresent(image) {
 }
 
 export async function up() {
-  const taken = [];
-  for (const port of PORTS) if (!(await portFree(port))) taken.push(port);
-  if (taken.length > 0) {
-    throw new Error(
-      `the HA stack needs ports ${PORTS.join(', ')} on 127.0.0.1, but ${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} in use ` +
-        '(stop `docker compose -f docker/ha/compose.yaml` first)',
-    );
-  }
-  try {
-    await run('docker', ['info'], { timeout: 30_000 });
-  } catch (error) {
-    throw new Error(
-      `the HA stack needs a container engine and none answers (${error.message.split('\n')[0]}); ` +
-        'start Docker, or on a machine without one: eval "$(tools/containers/provision.sh)"',
-    );
-  }
+  await requirePortsFree('the HA stack', PORTS, 'stop `docker compose -f docker/ha/compose.yaml` first');
+  await requireEngine('the HA stack');
   const environment = {
     // All the suite's clients come from one address: the limits it does not test must not refuse its load.
     HA_RATE_LIMIT_TOKEN: '1000000',

@@ -1,7 +1,7 @@
 // Brings docker/compose.yaml up with Testcontainers' DockerComposeEnvironment for the stack suite, and down again.
 // Plain JavaScript: Jest loads global setup files untransformed.
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { requirePortsFree } from '../preflight.js';
 
 export const PROJECT = 'portcullis-e2e';
 export const COMPOSE_DIR = fileURLToPath(new URL('../../../docker', import.meta.url));
@@ -22,23 +22,8 @@ function say(line) {
   process.stderr.write(`[portcullis:e2e:stack] ${line}\n`);
 }
 
-function portFree(port) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
 export async function up() {
-  const taken = [];
-  for (const port of PORTS) if (!(await portFree(port))) taken.push(port);
-  if (taken.length > 0) {
-    throw new Error(
-      `the compose stack needs ports ${PORTS.join(', ')} on 127.0.0.1, but ${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} in use ` +
-        '(stop `npm start` or another `docker compose up` first)',
-    );
-  }
+  await requirePortsFree('the compose stack', PORTS, 'stop `npm start` or another `docker compose up` first');
   const { DockerComposeEnvironment, Wait, getContainerRuntimeClient } = await import('testcontainers');
   try {
     await getContainerRuntimeClient();

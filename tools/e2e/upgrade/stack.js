@@ -3,11 +3,11 @@
 // Jest loads global setup files untransformed.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { requireEngine, requirePortsFree } from '../preflight.js';
 import { checkRecordedMigrations, readRelease, requireCommit, ROOT } from './release.js';
 
 export const PROJECT = 'portcullis-upgrade-e2e';
@@ -31,14 +31,6 @@ function say(line) {
 /** The compose variable naming one instance's image: `AS_1_IMAGE`, `PROXY_2_IMAGE`. */
 export function imageVariable(instance) {
   return `${instance.toUpperCase().replace('-', '_')}_IMAGE`;
-}
-
-function portFree(port) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
 
 async function imageLabel(image, label) {
@@ -170,22 +162,12 @@ export async function up() {
   const release = readRelease();
   requireCommit(release);
   checkRecordedMigrations(release);
-  const taken = [];
-  for (const port of PORTS) if (!(await portFree(port))) taken.push(port);
-  if (taken.length > 0) {
-    throw new Error(
-      `the upgrade stack needs ports ${PORTS.join(', ')} on 127.0.0.1, but ${taken.join(', ')} ${taken.length === 1 ? 'is' : 'are'} in use ` +
-        '(stop `docker compose -f docker/upgrade/compose.yaml` first)',
-    );
-  }
-  try {
-    await run('docker', ['info'], { timeout: 30_000 });
-  } catch (error) {
-    throw new Error(
-      `the upgrade stack needs a container engine and none answers (${error.message.split('\n')[0]}); ` +
-        'start Docker, or on a machine without one: eval "$(tools/containers/provision.sh)"',
-    );
-  }
+  await requirePortsFree(
+    'the upgrade stack',
+    PORTS,
+    'stop `docker compose -f docker/upgrade/compose.yaml` first',
+  );
+  await requireEngine('the upgrade stack');
   if (
     !process.env['DEBIAN_IMAGE'] &&
     (await imageLabel(LOCAL_DEBIAN_IMAGE, 'org.portcullis.recipe')) !== undefined
