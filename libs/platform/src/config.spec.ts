@@ -91,6 +91,12 @@ describe('checkBaseEnv', () => {
     // Unset, it keeps 4 or the whole pool when that is smaller (libs/persistence/src/database.ts).
     expect(parseEnv(schema, { DATABASE_POOL_SIZE: '2' }).DATABASE_POOL_MIN).toBeUndefined();
     expect(() => parseEnv(schema, { DATABASE_POOL_MIN: '-1' })).toThrow('DATABASE_POOL_MIN');
+    // Blanks are unset (the default applies), not zero; anything but a whole number is refused.
+    expect(parseEnv(schema, { DATABASE_POOL_MIN: ' ' }).DATABASE_POOL_MIN).toBeUndefined();
+    expect(parseEnv(schema, { DATABASE_POOL_MIN: ' 3 ' }).DATABASE_POOL_MIN).toBe(3);
+    for (const bad of ['1.5', '0x10', '1e2', 'four']) {
+      expect(() => parseEnv(schema, { DATABASE_POOL_MIN: bad })).toThrow('DATABASE_POOL_MIN');
+    }
   });
 
   it('leaves /metrics open in development', () => {

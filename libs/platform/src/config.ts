@@ -36,6 +36,9 @@ const databaseUrl = z
 
 /** An empty variable (`PORT=`) counts as unset, so its default applies. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+/** The same for a value of blanks only, and the blanks around a value trimmed: `' '` is unset, not 0. */
+const unsetIfBlank = (value: unknown) =>
+  typeof value === 'string' ? (value.trim() === '' ? undefined : value.trim()) : value;
 
 /** The variables every Portcullis app reads, to be extended by each app's `env.schema.ts`. */
 /** `TRUST_PROXY`: IPv4 or IPv6 addresses and CIDR ranges, comma-separated. */
@@ -78,7 +81,15 @@ export function baseEnvSchema(defaults: { port: number }) {
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
     DATABASE_POOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     /** Connections opened at boot and kept open while idle (at most DATABASE_POOL_SIZE). */
-    DATABASE_POOL_MIN: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(200).optional()),
+    DATABASE_POOL_MIN: z.preprocess(
+      unsetIfBlank,
+      z
+        .string()
+        .regex(/^\d+$/, 'must be a whole number')
+        .transform(Number)
+        .pipe(z.number().max(200))
+        .optional(),
+    ),
     METRICS: z.enum(['on', 'off']).default('on'),
     /** Where the modules `EXTENSIONS` names are installed (their `node_modules`); default the working directory. */
     EXTENSIONS_DIR: z.preprocess(unsetIfEmpty, z.string().optional()),

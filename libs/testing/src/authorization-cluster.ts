@@ -211,12 +211,27 @@ async function settle(ua: HeadlessUserAgent, response: UserAgentResponse, client
 export class FlowStoppedError extends Error {
   readonly status: number;
   readonly retryAfter: boolean;
+  /** The answer that stopped the flow. */
+  readonly response: UserAgentResponse;
 
   constructor(response: UserAgentResponse) {
-    super(`the flow stopped with ${response.status}`);
+    // What answered and how (HAProxy's own 503 has no Retry-After; an app's says when to come back), for whoever
+    // reads a failure after the stack is gone.
+    const retryAfter = response.headers.get('retry-after');
+    const text = response.body
+      .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 200);
+    super(
+      `the flow stopped with ${response.status} at ${response.request.method} ${response.url}` +
+        `${retryAfter === null ? ' (no Retry-After)' : ` (Retry-After: ${retryAfter})`}${text ? `: ${text}` : ''}`,
+    );
     this.name = 'FlowStoppedError';
     this.status = response.status;
     this.retryAfter = response.headers.has('retry-after');
+    this.response = response;
   }
 }
 

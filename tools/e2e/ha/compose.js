@@ -79,6 +79,9 @@ export async function up() {
       },
     );
     await allHealthy(600_000);
+    // Healthy to Docker is each instance answering its own check; the suite reaches them through HAProxy, whose
+    // checks put them in rotation on their own schedule: wait for that too.
+    await inRotation(120_000);
   } catch (error) {
     // Every service's state and log, before what did start goes (its volumes with it).
     const found = await states().catch(() => new Map());
@@ -110,20 +113,61 @@ async function states() {
   return found;
 }
 
+/** How many times the engine restarted each service's container. */
+async function restartCounts() {
+  const { stdout: ids } = await run('docker', ['compose', '-p', PROJECT, 'ps', '-a', '-q'], {
+    cwd: COMPOSE_DIR,
+    timeout: 60_000,
+  });
+  const containers = ids.split('\n').filter(Boolean);
+  const counts = new Map();
+  if (containers.length === 0) return counts;
+  const { stdout } = await run(
+    'docker',
+    [
+      'inspect',
+      '--format',
+      '{{index .Config.Labels "com.docker.compose.service"}} {{.RestartCount}}',
+      ...containers,
+    ],
+    { timeout: 60_000 },
+  );
+  for (const line of stdout.split('\n')) {
+    const [service, count] = line.split(' ');
+    if (service) counts.set(service, Number(count));
+  }
+  return counts;
+}
+
 /**
  * Waits until every service is healthy. A service reported unhealthy on the way is waited for too (Docker's verdict
  * after a run of failed checks, which on a 2-core machine booting six Node processes can be a check that timed out,
- * not a service that failed) and named when it recovers; one that exited, or anything not healthy by `timeoutMs`,
- * fails the start.
+ * not a service that failed) and named when it recovers; one that exited or was restarted five times (its process
+ * crashed), or anything not healthy by `timeoutMs`, fails the start.
  */
 async function allHealthy(timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   const wasUnhealthy = new Set();
+  let psFailures = 0;
   for (;;) {
-    const found = await states();
+    let found;
+    try {
+      found = await states();
+      psFailures = 0;
+    } catch (error) {
+      // One `docker compose ps` that failed (the engine busy) is not the stack's failure; several in a row are.
+      if (++psFailures >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      continue;
+    }
     for (const [service, state] of found) if (state === 'unhealthy') wasUnhealthy.add(service);
     const exited = SERVICES.filter((service) => ['exited', 'dead'].includes(found.get(service) ?? ''));
     if (exited.length > 0) throw new Error(`the HA stack did not start: ${exited.join(', ')} exited`);
+    // `restart: unless-stopped` brings a crashing service back, so it never shows as exited: count its restarts.
+    const crashing = [...(await restartCounts().catch(() => new Map()))]
+      .filter(([, count]) => count >= 5)
+      .map(([service, count]) => `${service} (${count} restarts)`);
+    if (crashing.length > 0) throw new Error(`the HA stack did not start: ${crashing.join(', ')}`);
     const waiting = SERVICES.filter((service) => found.get(service) !== 'healthy');
     if (waiting.length === 0) {
       if (wasUnhealthy.size > 0)
@@ -136,6 +180,45 @@ async function allHealthy(timeoutMs) {
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+}
+
+/** The servers HAProxy must have in rotation before the suite starts: every app instance, and one PostgreSQL. */
+const BALANCED = ['as-1', 'as-2', 'ps-1', 'ps-2', 'proxy-1', 'proxy-2'];
+
+/** HAProxy's state of each server (`UP`, `DOWN`, `UP 1/2`...), by name, from its statistics CSV. */
+async function haproxyStates() {
+  const response = await fetch('http://127.0.0.1:8404/;csv', { signal: AbortSignal.timeout(2_000) });
+  const found = new Map();
+  // Columns: pxname, svname, ..., status (17).
+  for (const line of (await response.text()).split('\n').slice(1)) {
+    const fields = line.split(',');
+    if (fields[1] && fields[1] !== 'FRONTEND' && fields[1] !== 'BACKEND')
+      found.set(fields[1], fields[17] ?? '');
+  }
+  return found;
+}
+
+/** Waits until HAProxy has every app instance and a PostgreSQL primary in rotation; names what is not, past `timeoutMs`. */
+async function inRotation(timeoutMs) {
+  const started = Date.now();
+  let found = new Map();
+  for (;;) {
+    found = await haproxyStates().catch(() => new Map());
+    const waiting = BALANCED.filter((server) => found.get(server) !== 'UP');
+    const primary = ['pg-1', 'pg-2'].some((server) => found.get(server) === 'UP');
+    if (waiting.length === 0 && primary) {
+      say(
+        `HAProxy has every instance in rotation (${((Date.now() - started) / 1000).toFixed(1)} s after healthy)`,
+      );
+      return;
+    }
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(
+        `HAProxy did not put every instance in rotation within ${timeoutMs / 1000} s: ${[...found].map(([server, state]) => `${server} ${state}`).join(', ') || 'no statistics'}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 

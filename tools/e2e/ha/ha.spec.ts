@@ -39,6 +39,7 @@ import {
   newFamily,
   recoveredAt,
   refreshFamily,
+  signInsBegunAgain,
   succeeded,
   type Family,
   type Kind,
@@ -142,6 +143,10 @@ describe('the highly available stack under load (20 clients)', () => {
     refreshers = await families(8);
     writers = await families(6);
     dpopCallers = await families(2, true);
+    report('set up', {
+      '16 token families (2 DPoP-bound) through the pages; sign-ins begun again after a 503 with Retry-After':
+        signInsBegunAgain.count,
+    });
   });
 
   afterAll(() => {

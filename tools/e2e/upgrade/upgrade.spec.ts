@@ -23,6 +23,7 @@ import {
   Load,
   newFamily,
   refreshFamily,
+  signInsBegunAgain,
   succeeded,
   type Family,
   type Principal,
@@ -202,6 +203,7 @@ describe('a rolling upgrade from the previous release under load (20 clients)', 
       'clients and users (previous admin command, 5 runs)': adminSeconds,
       'and 26 token families (21 at the authorization server, 2 of them DPoP-bound; 5 through the proxy)':
         seconds(Date.now() - started),
+      'sign-ins begun again after a 503 with Retry-After': signInsBegunAgain.count,
     });
   });
 

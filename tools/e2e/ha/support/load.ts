@@ -156,19 +156,27 @@ export type FinishedSignIn = TokenAnswer & { readonly retriedAfter503: number };
 
 /**
  * The first step of a sign-in (the authorization request, answered with the login page); the rest (login, consent,
- * code redemption) when the returned function is called: a flow in progress across a fault. A page or the token
+ * code redemption) when the returned function is called: a flow in progress across a fault. Any page or the token
  * endpoint answering 503 with `Retry-After` (an instance busy with its peer's load, nothing of the flow used up) is
  * sent again after that delay, as a person presses reload, up to {@link RETRIES_AFTER_503} times.
  */
 export async function beginSignIn(principal: Principal): Promise<() => Promise<FinishedSignIn>> {
   const ua = new HeadlessUserAgent();
   const request = authorizationRequest(target.issuer, principal.client, SCOPE, target.resource);
-  let step = await settle(ua, await ua.get(request.url), principal.client.redirectUri);
+  let first = await ua.get(request.url);
+  let retriedFirst = 0;
+  for (let wait = retryAfterMs(first); wait !== undefined && retriedFirst < RETRIES_AFTER_503;) {
+    retriedFirst += 1;
+    await sleep(wait);
+    first = await ua.get(request.url);
+    wait = retryAfterMs(first);
+  }
+  let step = await settle(ua, first, principal.client.redirectUri);
   if (step.response.status !== 200 || !('username' in step.response.form().fields)) {
     throw new FlowStoppedError(step.response);
   }
   return async () => {
-    let retriedAfter503 = 0;
+    let retriedAfter503 = retriedFirst;
     for (let pages = 0; !step.callback && pages < 4; pages++) {
       if (step.response.status !== 200) throw new FlowStoppedError(step.response);
       const form = step.response.form();
@@ -200,15 +208,39 @@ export async function beginSignIn(principal: Principal): Promise<() => Promise<F
   };
 }
 
-/** A new family for `principal`, through the real pages (one browser for all: the login is asked once). */
+/**
+ * Sign-ins of {@link newFamily} begun again after a page or the token endpoint answered 503 with `Retry-After` (an
+ * instance asking to be called later, nothing of the flow used up), as a person presses reload: the suites print it.
+ */
+export const signInsBegunAgain = { count: 0 };
+
+/**
+ * A new family for `principal`, through the real pages (one browser for all: the login is asked once). A sign-in
+ * answered 503 with `Retry-After` is begun again after that delay, up to {@link RETRIES_AFTER_503} times (counted in
+ * {@link signInsBegunAgain}); any other refusal, HAProxy's own 503 (no Retry-After) included, fails.
+ */
 export async function newFamily(
   principal: Principal,
   ua: HeadlessUserAgent,
   dpop?: DpopKey,
 ): Promise<Family> {
-  const answer = await signIn(principal, { ua, ...(dpop ? { dpop } : {}) });
-  if (answer.status !== 200)
-    throw new Error(`sign-in answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  let answer: TokenAnswer | undefined;
+  for (let attempt = 0; ; attempt++) {
+    let wait: number | undefined;
+    try {
+      answer = await signIn(principal, { ua, ...(dpop ? { dpop } : {}) });
+      wait = retryAfterMs(answer);
+    } catch (error) {
+      if (!(error instanceof FlowStoppedError)) throw error;
+      wait = retryAfterMs(error.response);
+      if (wait === undefined || attempt >= RETRIES_AFTER_503) throw error;
+    }
+    if (wait === undefined || attempt >= RETRIES_AFTER_503) break;
+    signInsBegunAgain.count += 1;
+    await sleep(wait);
+  }
+  if (answer === undefined || answer.status !== 200)
+    throw new Error(`sign-in answered ${answer?.status}: ${JSON.stringify(answer?.body)}`);
   return {
     refreshToken: answer.body['refresh_token'] as string,
     accessToken: answer.body['access_token'] as string,
