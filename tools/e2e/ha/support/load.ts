@@ -151,6 +151,24 @@ function retryAfterMs(response: { status: number; headers: Headers }): number | 
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 5) * 1000 : undefined;
 }
 
+/**
+ * `send`'s answer, sent again after each 503 with `Retry-After` while `retried` (shared by the steps of one flow) is
+ * below {@link RETRIES_AFTER_503}.
+ */
+async function sentAgainAfter503<Answer extends { status: number; headers: Headers }>(
+  send: () => Promise<Answer>,
+  retried: { count: number },
+): Promise<Answer> {
+  let answer = await send();
+  for (let wait = retryAfterMs(answer); wait !== undefined && retried.count < RETRIES_AFTER_503;) {
+    retried.count += 1;
+    await sleep(wait);
+    answer = await send();
+    wait = retryAfterMs(answer);
+  }
+  return answer;
+}
+
 /** A sign-in finished across a fault: its token answer, and how many times a page asked to be sent again later. */
 export type FinishedSignIn = TokenAnswer & { readonly retriedAfter503: number };
 
@@ -163,20 +181,13 @@ export type FinishedSignIn = TokenAnswer & { readonly retriedAfter503: number };
 export async function beginSignIn(principal: Principal): Promise<() => Promise<FinishedSignIn>> {
   const ua = new HeadlessUserAgent();
   const request = authorizationRequest(target.issuer, principal.client, SCOPE, target.resource);
-  let first = await ua.get(request.url);
-  let retriedFirst = 0;
-  for (let wait = retryAfterMs(first); wait !== undefined && retriedFirst < RETRIES_AFTER_503;) {
-    retriedFirst += 1;
-    await sleep(wait);
-    first = await ua.get(request.url);
-    wait = retryAfterMs(first);
-  }
+  const retried = { count: 0 };
+  const first = await sentAgainAfter503(() => ua.get(request.url), retried);
   let step = await settle(ua, first, principal.client.redirectUri);
   if (step.response.status !== 200 || !('username' in step.response.form().fields)) {
     throw new FlowStoppedError(step.response);
   }
   return async () => {
-    let retriedAfter503 = retriedFirst;
     for (let pages = 0; !step.callback && pages < 4; pages++) {
       if (step.response.status !== 200) throw new FlowStoppedError(step.response);
       const form = step.response.form();
@@ -184,27 +195,15 @@ export async function beginSignIn(principal: Principal): Promise<() => Promise<F
         'username' in form.fields
           ? ua.submit(form, { username: principal.user.username, password: principal.user.password })
           : ua.submit(form, {}, { button: { name: 'decision', value: 'approve' } });
-      let next = await send();
-      for (let wait = retryAfterMs(next); wait !== undefined && retriedAfter503 < RETRIES_AFTER_503;) {
-        retriedAfter503 += 1;
-        await sleep(wait);
-        next = await send();
-        wait = retryAfterMs(next);
-      }
-      step = await settle(ua, next, principal.client.redirectUri);
+      step = await settle(ua, await sentAgainAfter503(send, retried), principal.client.redirectUri);
     }
     if (!step.callback) throw new FlowStoppedError(step.response);
-    let answer = await redeem(target.issuer, principal.client, step.callback, request);
-    for (
-      let wait = retryAfterMs(answer);
-      wait !== undefined && retriedAfter503 < RETRIES_AFTER_503;
-      wait = retryAfterMs(answer)
-    ) {
-      retriedAfter503 += 1;
-      await sleep(wait);
-      answer = await redeem(target.issuer, principal.client, step.callback, request);
-    }
-    return { ...answer, retriedAfter503 };
+    const callback = step.callback;
+    const answer = await sentAgainAfter503(
+      () => redeem(target.issuer, principal.client, callback, request),
+      retried,
+    );
+    return { ...answer, retriedAfter503: retried.count };
   };
 }
 
