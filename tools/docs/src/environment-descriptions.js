@@ -224,6 +224,10 @@ export const ENVIRONMENT_DESCRIPTIONS = {
     seconds: true,
   },
   REFRESH_TOKEN_IDLE_TTL: { meaning: 'a refresh family dies when unused this long', seconds: true },
+  AUTHORIZATION_CODE_REUSE_GRACE: {
+    meaning:
+      'seconds, at most 60 (0: strict, RFC 6749 4.1.2): an authorization code presented again within this window of its redemption by the same client, with the same redirect URI, code verifier, resource and DPoP key, while its grant stands and the refresh token it issued is unused, gets the very response the redemption got (no new tokens): a retry whose first answer was lost; anything else is a replay and revokes the grant',
+  },
   REFRESH_TOKEN_REUSE_GRACE: {
     meaning:
       'seconds, at most 60 (0: strict): a rotated-out refresh token presented again within this window by the same client, for the same resource, scope and DPoP key, while its successor is unused, gets the very response its first use got (no new tokens); after it, or once the successor was used, it is reuse and revokes the family',

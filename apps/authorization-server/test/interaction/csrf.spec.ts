@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { HeadlessUserAgent, type UserAgentResponse } from '@portcullis/testing';
 import {
@@ -85,16 +86,55 @@ describe('the login and consent forms', () => {
     });
   });
 
-  it('mints one code for a consent form submitted twice', async () => {
+  it('mints one code for a consent form submitted twice, and sends the same code again while it is unused', async () => {
     const { ua, page } = await consentPage();
     const form = page.form();
-    const first = await ua.submit(form, {}, { button: { name: 'decision', value: 'approve' } });
-    expect(new URL(first.location!).searchParams.get('code')).toBeTruthy();
+    const approve = { button: { name: 'decision', value: 'approve' } };
+    const first = await ua.submit(form, {}, approve);
+    const code = new URL(first.location!).searchParams.get('code');
+    expect(code).toBeTruthy();
     const before = await as.counts();
-    const second = await ua.submit(form, {}, { button: { name: 'decision', value: 'approve' } });
-    expect(second.status).toBe(400);
-    expect(second.location).toBeUndefined();
+    // The first answer lost (its instance died, the balancer sent the form again; or a second click): the same
+    // redirect, from what was stored with the code, and nothing new.
+    const second = await ua.submit(form, {}, approve);
+    expect({ status: second.status, location: second.location }).toEqual({
+      status: 303,
+      location: first.location,
+    });
     expect(await as.counts()).toEqual(before);
+    // Not to another browser, even with the form (the handle and CSRF token): the expired page.
+    const elsewhere = await new HeadlessUserAgent().submit(form, {}, approve);
+    expect({ status: elsewhere.status, location: elsewhere.location }).toEqual({
+      status: 400,
+      location: undefined,
+    });
+    // Once the code is redeemed, nothing more: the browser had it.
+    await as.prisma.authorizationCode.update({
+      where: { codeHash: createHash('sha256').update(code!).digest('base64url') },
+      data: { consumedAt: new Date() },
+    });
+    const third = await ua.submit(form, {}, approve);
+    expect({ status: third.status, location: third.location }).toEqual({ status: 400, location: undefined });
+    expect(await as.counts()).toEqual(before);
+    // The redirect is stored sealed: the code is not readable in the database.
+    const stored = await as.prisma.authorizationCode.findMany({ where: { interactionId: { not: null } } });
+    expect(JSON.stringify(stored)).not.toContain(code!);
+  });
+
+  it('answers a consent form submitted twice at once with one code, the same to both', async () => {
+    const { ua, page } = await consentPage();
+    const form = page.form();
+    const before = await as.counts();
+    const approve = { button: { name: 'decision', value: 'approve' } };
+    const answers = await Promise.all([ua.submit(form, {}, approve), ua.submit(form, {}, approve)]);
+    expect(answers.map((answer) => answer.status)).toEqual([303, 303]);
+    expect(answers[0]!.location).toContain('code=');
+    expect(answers[1]!.location).toBe(answers[0]!.location);
+    const after = await as.counts();
+    expect({ codes: after.codes, grants: after.grants }).toEqual({
+      codes: before.codes + 1,
+      grants: before.grants + 1,
+    });
   });
 
   it('refuses a login POST whose CSRF token belongs to another browser', async () => {

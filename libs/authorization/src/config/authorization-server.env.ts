@@ -137,6 +137,12 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
       .min(0)
       .max(60, 'must be at most 60 seconds')
       .default(0),
+    AUTHORIZATION_CODE_REUSE_GRACE: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(60, 'must be at most 60 seconds')
+      .default(0),
     SESSION_TTL: seconds(8 * 3600),
     KEY_ENCRYPTION_KEY: z
       .string()
@@ -284,6 +290,7 @@ export function authorizationServerOptionsFromEnv(
       refreshTokenIdle: config.REFRESH_TOKEN_IDLE_TTL,
       refreshTokenAbsolute: config.REFRESH_TOKEN_ABSOLUTE_TTL,
       refreshTokenReuseGrace: config.REFRESH_TOKEN_REUSE_GRACE,
+      authorizationCodeReuseGrace: config.AUTHORIZATION_CODE_REUSE_GRACE,
       loginSession: config.SESSION_TTL,
       interaction: 600,
     },

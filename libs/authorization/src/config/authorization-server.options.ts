@@ -38,6 +38,12 @@ export interface TokenLifetimes {
    * detection, RFC 9700 4.14.2). At most 60.
    */
   readonly refreshTokenReuseGrace: number;
+  /**
+   * Seconds after its redemption during which a code presented again by the same client with the same redirect URI,
+   * code verifier, resource and key, while its grant stands and its refresh token is unused, gets the response the
+   * redemption got instead of revoking its grant (0: every second redemption is refused, RFC 6749 4.1.2). At most 60.
+   */
+  readonly authorizationCodeReuseGrace: number;
   readonly loginSession: number;
   /** A pending authorization request waits this long for login and consent. */
   readonly interaction: number;

@@ -10,7 +10,10 @@
 // and its grant are read in one statement, the tokens are minted (extensions' token claims included), and one more
 // statement consumes the code, only while it is unused, unexpired and its grant not revoked, together with storing
 // the tokens issued for it, or does nothing. A code redeemed already, presented again or by the loser of a race,
-// revokes its grant and every token the grant issued (RFC 6749 4.1.2, RFC 9700 4.2.4).
+// revokes its grant and every token the grant issued (RFC 6749 4.1.2, RFC 9700 4.2.4); except, with
+// AUTHORIZATION_CODE_REUSE_GRACE, the same client retrying the very redemption (redirect URI, code verifier, resource,
+// key) within the window while the grant stands and its refresh token is unused gets the first response again, kept
+// sealed with a key derived from the code (refresh-replay.ts): a retry whose answer was lost, never new tokens.
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import {
@@ -27,6 +30,7 @@ import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
 import { GrantRepository } from '../tokens/grant.repository.js';
 import { TokenIssuer, type TokenRequest } from '../tokens/token-issuer.service.js';
 import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
+import { openReplay, replayRequest, sealReplay } from './refresh-replay.js';
 import type { TokenGrant } from './token-grant.js';
 
 /** `grant_type=authorization_code`. */
@@ -63,13 +67,8 @@ export class AuthorizationCodeGrant implements TokenGrant {
     }
     // The key binding before the replay check too: a code thief without the key can neither use nor revoke it.
     assertProofOfBoundKey(storedConfirmation(stored.confirmation), proof, 'authorization code');
-    if (stored.consumedAt) return this.#replayed(stored.grantId, client.clientId, grant);
-    const redirectUri = params.get('redirect_uri');
-    if (
-      stored.redirectUriSent
-        ? redirectUri !== stored.redirectUri
-        : redirectUri !== undefined && redirectUri !== stored.redirectUri
-    ) {
+    if (stored.consumedAt) return this.#presentedAgain(stored, grant, code, verifier, params, client, proof);
+    if (!sameRedirectUri(stored, params.get('redirect_uri'))) {
       throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
     }
     if (!verifyCodeChallenge(verifier, stored.codeChallenge, 'S256')) {
@@ -89,9 +88,23 @@ export class AuthorizationCodeGrant implements TokenGrant {
     const outcome = await this.grants.redeemCode(stored, {
       accessToken: minted.accessToken,
       ...(minted.refreshToken ? { refreshToken: minted.refreshToken } : {}),
+      ...(this.#graceMs() > 0
+        ? {
+            replay: sealReplay(
+              code,
+              replayRequest(grant.scopes, proof),
+              minted.response,
+              'authorization_code',
+            ),
+          }
+        : {}),
     });
     // Lost a race with another redemption, which has committed: the same as arriving after it.
-    if (outcome.outcome === 'replayed') return this.#replayed(outcome.grantId, client.clientId, grant);
+    if (outcome.outcome === 'replayed') {
+      const now = this.#graceMs() > 0 ? await this.grants.findCodeGrant(code) : null;
+      if (!now?.code.consumedAt) return this.#replayed(outcome.grantId, client.clientId, grant);
+      return this.#presentedAgain(now.code, now.grant, code, verifier, params, client, proof);
+    }
     if (outcome.outcome !== 'redeemed') {
       throw new OAuthError('invalid_grant', 'authorization code is invalid');
     }
@@ -142,6 +155,57 @@ export class AuthorizationCodeGrant implements TokenGrant {
     return this.issuer.lifetimes().refreshTokenIdle;
   }
 
+  #graceMs(): number {
+    return this.issuer.lifetimes().authorizationCodeReuseGrace * 1000;
+  }
+
+  /**
+   * A code presented after it was redeemed: a replay, which revokes its grant (RFC 6749 4.1.2); except, within the
+   * operator's grace window (AUTHORIZATION_CODE_REUSE_GRACE), the same client retrying the very redemption (the same
+   * redirect URI, code verifier, resource and proof key) while the grant stands and the refresh token it issued is
+   * unused gets the response the first redemption got: a retry whose first answer was lost (its instance died after
+   * the commit, and the balancer or the client sent it again). New tokens are never issued for it.
+   */
+  async #presentedAgain(
+    used: AuthorizationCode,
+    grant: AuthorizationGrant | null,
+    code: string,
+    verifier: string,
+    params: RequestParameters,
+    client: AuthenticatedOAuthClient['client'],
+    proof: TokenRequestProof | undefined,
+  ): Promise<TokenResponse> {
+    const graceMs = this.#graceMs();
+    if (
+      graceMs > 0 &&
+      grant !== null &&
+      grant.revokedAt === null &&
+      used.replay !== null &&
+      used.consumedAt !== null &&
+      Date.now() - used.consumedAt.getTime() <= graceMs &&
+      sameRedirectUri(used, params.get('redirect_uri')) &&
+      verifyCodeChallenge(verifier, used.codeChallenge, 'S256') &&
+      sameResource(params.resources, grant.resource)
+    ) {
+      const response = openReplay(
+        code,
+        replayRequest(grant.scopes, proof),
+        used.replay,
+        'authorization_code',
+      );
+      const refresh = response?.refresh_token
+        ? await this.grants.findRefreshToken(response.refresh_token)
+        : undefined;
+      if (response && (!response.refresh_token || (refresh && refresh.consumedAt === null))) {
+        this.#logger.log(
+          `authorization code presented again within the reuse grace window: grant ${grant.id}`,
+        );
+        return response;
+      }
+    }
+    return this.#replayed(used.grantId, client.clientId, grant);
+  }
+
   /** A code used before: revokes its grant and every token of it, and records the security event. */
   async #replayed(grantId: string, clientId: string, grant: AuthorizationGrant | null): Promise<never> {
     this.#logger.warn(`authorization code replayed: revoking grant ${grantId}`);
@@ -156,6 +220,13 @@ export class AuthorizationCodeGrant implements TokenGrant {
   }
 }
 
+/** RFC 6749 4.1.3: `redirect_uri` required, and identical, when the authorization request had it; else the one used. */
+function sameRedirectUri(code: AuthorizationCode, redirectUri: string | undefined): boolean {
+  return code.redirectUriSent
+    ? redirectUri === code.redirectUri
+    : redirectUri === undefined || redirectUri === code.redirectUri;
+}
+
 /**
  * RFC 8707 2.2: the token request's `resource`, when sent, must be the one the authorization was for.
  *
@@ -167,6 +238,16 @@ export function assertSameResource(requested: readonly string[], granted: string
   if (more.length > 0) throw new OAuthError('invalid_target', 'only one resource may be requested at a time');
   if (canonicalizeResourceUri(resource) !== granted) {
     throw new OAuthError('invalid_target', 'resource differs from the one authorized');
+  }
+}
+
+/** Whether a token request's `resource`, when sent, names the granted one (`assertSameResource` without throwing). */
+export function sameResource(requested: readonly string[], granted: string): boolean {
+  try {
+    assertSameResource(requested, granted);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,16 +1,12 @@
 // Rules kept: RFC 9700 4.14.2 (a rotated-out refresh token presented again is reuse), relaxed only by an operator's
 // grace window (REFRESH_TOKEN_REUSE_GRACE, as Ory Hydra's rotation grace period and Keycloak's refresh token max
-// reuse): within it the same client, asking for the same thing, gets the very response its first presentation got,
-// never a new descendant. The response is kept sealed with a key derived from the presented refresh token itself,
-// which the server stores only hashed: whoever reads the database cannot open it, and only a presenter of that
-// token, with the same request (scope and proof key, bound as additional data), can.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { TokenResponse } from '@portcullis/extensions';
-
-const INFO = 'portcullis refresh token replay v1';
-const SALT_BYTES = 16;
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
+// reuse), and RFC 6749 4.1.2 (a code is single use), relaxed only by AUTHORIZATION_CODE_REUSE_GRACE: within the
+// window the same client, asking for the same thing, gets the very response its first presentation got, never new
+// tokens. The response is kept sealed with a key derived from the presented refresh token or code itself, which the
+// server stores only hashed (../tokens/sealed.ts): whoever reads the database cannot open it, and only a presenter
+// of that token, with the same request (scope and proof key, bound as additional data), can.
+import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
+import { seal, unseal } from '../tokens/sealed.js';
 
 /** What a presentation asks for: a replay is given only to a request asking for the same. */
 export interface ReplayRequest {
@@ -20,27 +16,37 @@ export interface ReplayRequest {
   readonly proofKey?: string;
 }
 
-function key(presented: string, salt: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(presented, 'utf8'), salt, INFO, 32));
+/** What a token request with `scopes` and `proof` asks for. */
+export function replayRequest(
+  scopes: readonly string[],
+  proof: TokenRequestProof | undefined,
+): ReplayRequest {
+  return { scopes, ...(proof ? { proofKey: JSON.stringify(proof.confirmation) } : {}) };
 }
 
-function additionalData(request: ReplayRequest): Buffer {
-  return Buffer.from(JSON.stringify([[...request.scopes].sort(), request.proofKey ?? null]), 'utf8');
+/** What was presented: a refresh token, or an authorization code (each its own key, never one for the other). */
+export type Presented = 'refresh_token' | 'authorization_code';
+
+const INFO: Record<Presented, string> = {
+  refresh_token: 'portcullis refresh token replay v1',
+  authorization_code: 'portcullis authorization code replay v1',
+};
+
+function additionalData(request: ReplayRequest): string {
+  return JSON.stringify([[...request.scopes].sort(), request.proofKey ?? null]);
 }
 
 /**
- * Seals the response a refresh token's presentation got, for a presentation of the same token with the same request
- * within the grace window.
- *
- * @see https://www.rfc-editor.org/rfc/rfc5869 (HKDF)
+ * Seals the response a refresh token's (or code's) presentation got, for a presentation of the same token with the
+ * same request within the grace window.
  */
-export function sealReplay(presented: string, request: ReplayRequest, response: TokenResponse): string {
-  const salt = randomBytes(SALT_BYTES);
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key(presented, salt), iv);
-  cipher.setAAD(additionalData(request));
-  const body = Buffer.concat([cipher.update(JSON.stringify(response), 'utf8'), cipher.final()]);
-  return Buffer.concat([salt, iv, cipher.getAuthTag(), body]).toString('base64url');
+export function sealReplay(
+  presented: string,
+  request: ReplayRequest,
+  response: TokenResponse,
+  kind: Presented = 'refresh_token',
+): string {
+  return seal(INFO[kind], presented, additionalData(request), response);
 }
 
 /**
@@ -51,22 +57,7 @@ export function openReplay(
   presented: string,
   request: ReplayRequest,
   sealed: string,
+  kind: Presented = 'refresh_token',
 ): TokenResponse | undefined {
-  const bytes = Buffer.from(sealed, 'base64url');
-  if (bytes.length <= SALT_BYTES + IV_BYTES + TAG_BYTES) return undefined;
-  const salt = bytes.subarray(0, SALT_BYTES);
-  const iv = bytes.subarray(SALT_BYTES, SALT_BYTES + IV_BYTES);
-  const tag = bytes.subarray(SALT_BYTES + IV_BYTES, SALT_BYTES + IV_BYTES + TAG_BYTES);
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key(presented, salt), iv);
-    decipher.setAAD(additionalData(request));
-    decipher.setAuthTag(tag);
-    const body = Buffer.concat([
-      decipher.update(bytes.subarray(SALT_BYTES + IV_BYTES + TAG_BYTES)),
-      decipher.final(),
-    ]);
-    return JSON.parse(body.toString('utf8')) as TokenResponse;
-  } catch {
-    return undefined;
-  }
+  return unseal(INFO[kind], presented, additionalData(request), sealed) as TokenResponse | undefined;
 }

@@ -22,9 +22,9 @@ import { SecurityEvents } from '../events/security-events.js';
 import { AuthorizationMetrics } from '../metrics/authorization.metrics.js';
 import { GrantRepository, type RefreshFamily } from '../tokens/grant.repository.js';
 import { TokenIssuer } from '../tokens/token-issuer.service.js';
-import { assertSameResource, refreshExpiry } from './authorization-code.grant.js';
+import { assertSameResource, refreshExpiry, sameResource } from './authorization-code.grant.js';
 import { assertProofOfBoundKey, storedConfirmation } from './proof-binding.check.js';
-import { openReplay, sealReplay, type ReplayRequest } from './refresh-replay.js';
+import { openReplay, replayRequest, sealReplay } from './refresh-replay.js';
 import type { TokenGrant } from './token-grant.js';
 
 /** `grant_type=refresh_token`. */
@@ -182,18 +182,4 @@ export class RefreshTokenGrant implements TokenGrant {
 /** Whether the login session the family came from is still on (a family without `offline_access` ends with it). */
 function sessionAlive({ session }: RefreshFamily): boolean {
   return session !== null && session.revokedAt === null && session.expiresAt.getTime() > Date.now();
-}
-
-function replayRequest(scopes: readonly string[], proof: TokenRequestProof | undefined): ReplayRequest {
-  return { scopes, ...(proof ? { proofKey: JSON.stringify(proof.confirmation) } : {}) };
-}
-
-/** Whether a token request's `resource`, when sent, names the granted one (`assertSameResource` without throwing). */
-function sameResource(requested: readonly string[], granted: string): boolean {
-  try {
-    assertSameResource(requested, granted);
-    return true;
-  } catch {
-    return false;
-  }
 }

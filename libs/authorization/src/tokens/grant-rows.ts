@@ -109,6 +109,9 @@ export type CodeGrantRow = { [K in keyof GrantRow]: GrantRow[K] | null } & {
   expires_at: Date;
   consumed_at: Date | null;
   created_at: Date;
+  replay: string | null;
+  interaction_id: string | null;
+  answer: string | null;
 };
 
 export function codeOf(row: CodeGrantRow): AuthorizationCode {
@@ -124,6 +127,9 @@ export function codeOf(row: CodeGrantRow): AuthorizationCode {
     expiresAt: row.expires_at,
     consumedAt: row.consumed_at,
     createdAt: row.created_at,
+    replay: row.replay,
+    interactionId: row.interaction_id,
+    answer: row.answer,
   };
 }
 

@@ -71,6 +71,29 @@ export interface CodeGrant {
 export interface Redemption {
   accessToken: IssuedAccessToken;
   refreshToken?: NewRefreshToken;
+  /** The sealed response (see `refresh-replay.ts`), kept with the used code under a reuse grace window. */
+  replay?: string;
+}
+
+/**
+ * The pending authorization a code ends: taken (removed) in the statement that stores the code, so that of two
+ * answers to it only one stores a code; with the redirect that takes the code to the browser, sealed (see
+ * `interaction.service.ts`), for a final form sent again.
+ */
+export interface EndedInteraction {
+  /** The pending authorization's id (SHA-256 of its handle). */
+  id: string;
+  /** The sealed redirect. */
+  answer: string;
+}
+
+/** What a pending authorization's code is now: what decides whether its redirect may be given again. */
+export interface InteractionCode {
+  answer: string | null;
+  consumedAt: Date | null;
+  expiresAt: Date;
+  /** Whether its grant is revoked or gone. */
+  grantEnded: boolean;
 }
 
 /** The outcome of redeeming a code: redeemed now, or why not. */
@@ -136,20 +159,44 @@ export class GrantRepository {
   /**
    * Stores a grant and its code, in one statement, and marks the client used (what the sweep of unused
    * registrations reads; moved at most once a minute, so that concurrent authorizations of one client do not queue
-   * on its row). Returns the code in the clear (it is stored only hashed).
+   * on its row). With `interaction`, the same statement takes the pending authorization the code ends and stores
+   * nothing unless it took it (another answer to it did first, or it expired): then undefined; its code is made by
+   * the caller then (`value`: the sealed redirect names it). Returns the code in the clear (it is stored only hashed).
    */
-  async createWithCode(grant: NewGrant, code: NewCode, now = new Date()): Promise<string> {
-    const value = randomToken();
+  async createWithCode(grant: NewGrant, code: NewCode, options?: { now?: Date }): Promise<string>;
+  async createWithCode(
+    grant: NewGrant,
+    code: NewCode,
+    options: { now?: Date; interaction: EndedInteraction; value: string },
+  ): Promise<string | undefined>;
+  async createWithCode(
+    grant: NewGrant,
+    code: NewCode,
+    {
+      now = new Date(),
+      interaction,
+      value = randomToken(),
+    }: { now?: Date; interaction?: EndedInteraction; value?: string } = {},
+  ): Promise<string | undefined> {
     const id = randomUUID();
+    const taken = interaction
+      ? Prisma.sql`taken AS (
+          DELETE FROM pending_authorizations
+           WHERE id = ${interaction.id}::text AND expires_at > ${now}::timestamptz
+          RETURNING id
+        ), `
+      : Prisma.empty;
+    const onlyIfTaken = interaction ? Prisma.sql`WHERE EXISTS (SELECT 1 FROM taken)` : Prisma.empty;
     const stored = await this.work.execute(Prisma.sql`
-      WITH new_grant AS (
+      WITH ${taken}new_grant AS (
         INSERT INTO grants (id, client_id, user_id, resource, scopes, session_id, offline_access, auth_time, amr,
                             authorization_request, attachments, absolute_expires_at)
-        VALUES (${id}::uuid, ${grant.clientId}::text, ${grant.userId}::uuid, ${grant.resource}::text,
-                ${grant.scopes}::text[], ${grant.sessionId ?? null}::text, ${grant.offlineAccess}::boolean,
-                ${grant.authTime}::timestamptz, ${grant.amr ?? []}::text[],
-                ${jsonText(grant.authorizationRequest)}::jsonb, ${jsonText(grant.attachments)}::jsonb,
-                ${grant.absoluteExpiresAt}::timestamptz)
+        SELECT ${id}::uuid, ${grant.clientId}::text, ${grant.userId}::uuid, ${grant.resource}::text,
+               ${grant.scopes}::text[], ${grant.sessionId ?? null}::text, ${grant.offlineAccess}::boolean,
+               ${grant.authTime}::timestamptz, ${grant.amr ?? []}::text[],
+               ${jsonText(grant.authorizationRequest)}::jsonb, ${jsonText(grant.attachments)}::jsonb,
+               ${grant.absoluteExpiresAt}::timestamptz
+        ${onlyIfTaken}
         RETURNING id
       ), used AS (
         UPDATE clients
@@ -158,13 +205,40 @@ export class GrantRepository {
            AND (last_used_at IS NULL OR last_used_at < ${new Date(now.getTime() - LAST_USED_PRECISION_MS)}::timestamptz)
       )
       INSERT INTO authorization_codes (code_hash, grant_id, client_id, redirect_uri, redirect_uri_sent,
-                                       code_challenge, nonce, confirmation, expires_at)
+                                       code_challenge, nonce, confirmation, expires_at, interaction_id, answer)
       SELECT ${tokenHash(value)}::text, g.id, ${grant.clientId}::text, ${code.redirectUri}::text,
              ${code.redirectUriSent}::boolean, ${code.codeChallenge}::text, ${code.nonce ?? null}::text,
-             ${jsonText(code.confirmation)}::jsonb, ${code.expiresAt}::timestamptz
+             ${jsonText(code.confirmation)}::jsonb, ${code.expiresAt}::timestamptz,
+             ${interaction?.id ?? null}::text, ${interaction?.answer ?? null}::text
         FROM new_grant g`);
+    if (interaction && stored === 0) return undefined;
     if (stored !== 1) throw new Error(`storing an authorization code stored ${stored} rows`);
     return value;
+  }
+
+  /** The code that ended a pending authorization (by its id), as it is now; undefined when none did. */
+  async interactionCode(interactionId: string): Promise<InteractionCode | undefined> {
+    const rows = await this.work.query<{
+      answer: string | null;
+      consumed_at: Date | null;
+      expires_at: Date;
+      grant_ended: boolean;
+    }>(Prisma.sql`
+      SELECT c.answer, c.consumed_at, c.expires_at, (g.id IS NULL OR g.revoked_at IS NOT NULL) AS grant_ended
+        FROM authorization_codes c
+        LEFT JOIN grants g ON g.id = c.grant_id
+       WHERE c.interaction_id = ${interactionId}::text
+       ORDER BY c.created_at DESC
+       LIMIT 1`);
+    const row = rows[0];
+    return row
+      ? {
+          answer: row.answer,
+          consumedAt: row.consumed_at,
+          expiresAt: row.expires_at,
+          grantEnded: row.grant_ended,
+        }
+      : undefined;
   }
 
   /**
@@ -174,7 +248,8 @@ export class GrantRepository {
   async findCodeGrant(code: string): Promise<CodeGrant | null> {
     const rows = await this.work.query<CodeGrantRow>(Prisma.sql`
       SELECT c.code_hash, c.grant_id, c.client_id, c.redirect_uri, c.redirect_uri_sent, c.code_challenge, c.nonce,
-             c.confirmation, c.expires_at, c.consumed_at, c.created_at, ${GRANT_COLUMNS}
+             c.confirmation, c.expires_at, c.consumed_at, c.created_at, c.replay, c.interaction_id, c.answer,
+             ${GRANT_COLUMNS}
         FROM authorization_codes c
         LEFT JOIN grants g ON g.id = c.grant_id
        WHERE c.code_hash = ${tokenHash(code)}`);
@@ -193,7 +268,7 @@ export class GrantRepository {
    */
   async redeemCode(
     stored: AuthorizationCode,
-    { accessToken, refreshToken }: Redemption,
+    { accessToken, refreshToken, replay }: Redemption,
     now = new Date(),
   ): Promise<CodeRedemption> {
     const refresh = refreshToken
@@ -202,7 +277,7 @@ export class GrantRepository {
     const rows = await this.work.query<{ redeemed: number }>(Prisma.sql`
       WITH consumed AS (
         UPDATE authorization_codes c
-           SET consumed_at = ${now}::timestamptz
+           SET consumed_at = ${now}::timestamptz, replay = ${replay ?? null}::text
          WHERE c.code_hash = ${stored.codeHash} AND c.consumed_at IS NULL
            AND c.expires_at > ${now}::timestamptz
            AND EXISTS (SELECT 1 FROM grants g WHERE g.id = c.grant_id AND g.revoked_at IS NULL)

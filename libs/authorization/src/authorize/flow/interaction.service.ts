@@ -10,7 +10,8 @@ import { SecurityEvents } from '../../events/security-events.js';
 import type { CookieExchange } from '../../http/cookies.js';
 import type { RequestParameters } from '../../http/request-parameters.js';
 import { SessionService } from '../../sessions/session.service.js';
-import { GrantRepository } from '../../tokens/grant.repository.js';
+import { GrantRepository, randomToken, type NewCode, type NewGrant } from '../../tokens/grant.repository.js';
+import { seal, unseal } from '../../tokens/sealed.js';
 import { errorPage, expiredPage, otherBrowserPage } from '../pages/error.page.js';
 import { authorizationResponseUrl } from './authorization-response.js';
 import {
@@ -19,7 +20,7 @@ import {
   type InteractionFlow,
   type InteractionStep,
 } from './interaction-step.js';
-import { PendingAuthorizations } from './pending-authorization.repository.js';
+import { PendingAuthorizations, pendingAuthorizationId } from './pending-authorization.repository.js';
 import type { ValidatedAuthorization } from './pending-authorization.js';
 import { RedirectTrust } from './redirect-trust.js';
 import { endpointPath } from './paths.js';
@@ -92,7 +93,7 @@ export class InteractionService {
   async show(path: string, query: RequestParameters, cookies: CookieExchange): Promise<Answer> {
     const step = this.#step(path);
     const flow = await this.#resume(query.get('interaction'), cookies);
-    if (!flow) return page(400, expiredPage());
+    if (!flow) return this.#answeredAlready(query.get('interaction'), cookies);
     if (!('handle' in flow)) return flow;
     const before = await this.#walk(flow, step);
     if (before) return before;
@@ -107,7 +108,7 @@ export class InteractionService {
   async submit(path: string, form: RequestParameters, cookies: CookieExchange): Promise<Answer> {
     const step = this.#step(path);
     const flow = await this.#resume(form.get('interaction'), cookies);
-    if (!flow) return page(400, expiredPage());
+    if (!flow) return this.#answeredAlready(form.get('interaction'), cookies);
     if (!('handle' in flow)) return flow;
     if (!this.#csrfValid(step, flow, form.get('csrf'))) {
       const where = step.form === 'session' ? 'session' : 'browser';
@@ -118,7 +119,7 @@ export class InteractionService {
     if (!step.submit) return this.#walk(flow);
     const decision = await step.submit(flow, form);
     if (decision.kind !== 'continue') return this.#resolve(flow, decision, step);
-    if (!(await this.#record(flow))) return page(400, expiredPage());
+    if (!(await this.#record(flow))) return this.#answeredAlready(flow.handle, cookies);
     return this.#walk(flow);
   }
 
@@ -134,11 +135,11 @@ export class InteractionService {
     signedIn?: (flow: InteractionFlow) => void,
   ): Promise<Answer> {
     const flow = await this.#resume(handle, cookies);
-    if (!flow) return page(400, expiredPage());
+    if (!flow) return this.#answeredAlready(handle, cookies);
     if (!('handle' in flow)) return flow;
     await signIn(this.sessions, flow, user);
     this.#logger.log(`user ${user.username} signed in`);
-    if (!(await this.#record(flow))) return page(400, expiredPage());
+    if (!(await this.#record(flow))) return this.#answeredAlready(flow.handle, cookies);
     signedIn?.(flow);
     return this.#walk(flow);
   }
@@ -211,12 +212,58 @@ export class InteractionService {
     }
   }
 
-  /** Every step let the flow past: record what was approved in this flow and send the code. */
+  /**
+   * Every step let the flow past: send the code, and record what was approved in this flow. The pending
+   * authorization is taken in the statement that stores the code, so that of two answers to it (a form sent twice)
+   * only one stores a code; the redirect is kept with the code, sealed, for the browser that sends the form again
+   * because the first answer never reached it ({@link #answeredAlready}).
+   */
   async #finish(flow: InteractionFlow): Promise<Answer> {
     const { request, session } = flow;
     if (!session) throw new Error('interaction steps out of order: no session at the end of the flow');
-    if (flow.handle && !(await this.pending.take(flow.handle))) return page(400, expiredPage());
     const approved = flow.progress.approvedScopes;
+    const scopes = approved ?? request.scopes;
+    const now = Date.now();
+    const { lifetimes } = this.options;
+    const grant: NewGrant = {
+      clientId: request.clientId,
+      userId: session.userId,
+      resource: request.resource,
+      scopes: [...scopes],
+      sessionId: session.id,
+      offlineAccess: scopes.includes('offline_access'),
+      authTime: session.authenticatedAt,
+      amr: session.amr,
+      ...(request.authorizationRequest ? { authorizationRequest: request.authorizationRequest } : {}),
+      ...(request.attachments ? { attachments: request.attachments } : {}),
+      absoluteExpiresAt: new Date(now + lifetimes.refreshTokenAbsolute * 1000),
+    };
+    const code: NewCode = {
+      redirectUri: request.redirectUri,
+      redirectUriSent: request.redirectUriSent !== false,
+      codeChallenge: request.codeChallenge,
+      ...(request.nonce ? { nonce: request.nonce } : {}),
+      ...(request.confirmation ? { confirmation: request.confirmation } : {}),
+      expiresAt: new Date(now + lifetimes.authorizationCode * 1000),
+    };
+    const location = (value: string): string =>
+      authorizationResponseUrl(request.redirectUri, this.options.issuer, {
+        code: value,
+        state: request.state,
+      });
+    let sent: string;
+    if (flow.handle) {
+      const value = randomToken();
+      sent = location(value);
+      const sealed = seal(ANSWER_INFO, flow.handle, flow.progress.browser ?? '', sent);
+      const interaction = { id: pendingAuthorizationId(flow.handle), answer: sealed };
+      // Not stored: another answer to it took it first (a form sent twice at once), or it expired.
+      if (!(await this.grants.createWithCode(grant, code, { interaction, value }))) {
+        return this.#answeredAlready(flow.handle, flow.cookies);
+      }
+    } else {
+      sent = location(await this.grants.createWithCode(grant, code));
+    }
     if (approved) {
       await this.consents.grant(session.userId, request.clientId, request.resource, approved);
       await this.events.record('consent.granted', {
@@ -225,39 +272,30 @@ export class InteractionService {
         detail: { resource: request.resource, scopes: approved },
       });
     }
-    const scopes = approved ?? request.scopes;
-    const now = Date.now();
-    const { lifetimes } = this.options;
-    const code = await this.grants.createWithCode(
-      {
-        clientId: request.clientId,
-        userId: session.userId,
-        resource: request.resource,
-        scopes: [...scopes],
-        sessionId: session.id,
-        offlineAccess: scopes.includes('offline_access'),
-        authTime: session.authenticatedAt,
-        amr: session.amr,
-        ...(request.authorizationRequest ? { authorizationRequest: request.authorizationRequest } : {}),
-        ...(request.attachments ? { attachments: request.attachments } : {}),
-        absoluteExpiresAt: new Date(now + lifetimes.refreshTokenAbsolute * 1000),
-      },
-      {
-        redirectUri: request.redirectUri,
-        redirectUriSent: request.redirectUriSent !== false,
-        codeChallenge: request.codeChallenge,
-        ...(request.nonce ? { nonce: request.nonce } : {}),
-        ...(request.confirmation ? { confirmation: request.confirmation } : {}),
-        expiresAt: new Date(now + lifetimes.authorizationCode * 1000),
-      },
-    );
-    return {
-      kind: 'redirect',
-      location: authorizationResponseUrl(request.redirectUri, this.options.issuer, {
-        code,
-        state: request.state,
-      }),
-    };
+    return { kind: 'redirect', location: sent };
+  }
+
+  /**
+   * A pending authorization that is gone: when a code ended it and this is the browser it was for, the redirect that
+   * took the code to the client, again, while the code is unused, unexpired and its grant not revoked (the first
+   * answer was lost: a balancer sent the form again to another instance after the one that answered it died, or the
+   * person sent it twice); otherwise the expired page. The redirect is sealed with a key derived from the handle
+   * (stored only hashed) and bound to this browser, so neither a database reader nor another browser can have it.
+   * Without the form's CSRF check, which needs the pending authorization: what it prevents, a page making this
+   * browser send the form, gets this browser only what its own flow already sent it.
+   */
+  async #answeredAlready(handle: string | undefined, cookies: CookieExchange): Promise<Answer> {
+    const expired = page(400, expiredPage());
+    const binding = this.sessions.existingBrowserBinding(cookies);
+    if (!handle || binding === undefined) return expired;
+    const code = await this.grants.interactionCode(pendingAuthorizationId(handle));
+    if (!code?.answer || code.consumedAt || code.grantEnded || code.expiresAt.getTime() <= Date.now()) {
+      return expired;
+    }
+    const location = unseal(ANSWER_INFO, handle, digest(binding), code.answer);
+    if (typeof location !== 'string') return expired;
+    this.#logger.log('an authorization answered already was asked for again: its redirect sent again');
+    return { kind: 'redirect', location };
   }
 
   /** Stores the flow's progress; false when the pending authorization is gone. */
@@ -327,6 +365,9 @@ export class InteractionService {
     );
   }
 }
+
+/** The label of the key an authorization's redirect is sealed with (see `tokens/sealed.ts`). */
+const ANSWER_INFO = 'portcullis authorization answer v1';
 
 /** What `prompt=none` answers say when a step needs the person (OIDC Core 3.1.2.6). */
 const PROMPT_NONE_TEXT: Readonly<Record<string, string>> = {

@@ -81,3 +81,6 @@ export class PendingAuthorizations {
 function hash(handle: string): string {
   return createHash('sha256').update(handle).digest('base64url');
 }
+
+/** The id a pending authorization is stored under: SHA-256 of its handle, so a database reader cannot continue it. */
+export const pendingAuthorizationId = hash;
