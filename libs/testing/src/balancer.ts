@@ -1,4 +1,11 @@
-import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -20,6 +27,15 @@ export interface Balancer {
   add(target: string): void;
   /** Takes an instance out of rotation: no new request goes to it; those in flight finish. */
   remove(target: string): void;
+  /**
+   * The answers of the next `count` requests that `match` (method and path) are lost: each is carried out by its
+   * instance, whose answer is read and thrown away, and sent whole to the next instance in rotation, whose answer the
+   * client gets. What HAProxy's `retry-on empty-response` with `option redispatch` does when an instance dies after
+   * carrying out a request (its transaction committed) but before answering it.
+   */
+  loseAnswers(match: (method: string, path: string) => boolean, count?: number): void;
+  /** Requests whose first answer {@link loseAnswers} threw away, by method and path. */
+  readonly answersLost: readonly string[];
   close(): Promise<void>;
 }
 
@@ -30,17 +46,57 @@ export async function startBalancer(targets: readonly string[] = [], port = 0): 
   let next = 0;
   let failures = 0;
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const losing: { match: (method: string, path: string) => boolean; left: number }[] = [];
+  const answersLost: string[] = [];
+  const nextTarget = () => rotation[next++ % Math.max(1, rotation.length)];
+  /** `incoming` sent to `target` with `body`, its answer read whole and thrown away. */
+  const carriedOut = (target: string, incoming: IncomingMessage, body: Buffer) =>
+    new Promise<void>((resolve) => {
+      const forwarded = httpRequest(
+        new URL(incoming.url ?? '/', target),
+        { method: incoming.method, headers: incoming.headers, agent },
+        (answer) => {
+          answer.resume();
+          answer.on('end', resolve);
+          answer.on('error', () => resolve());
+        },
+      );
+      forwarded.on('error', () => resolve());
+      forwarded.end(body);
+    });
   const server: Server = createServer((incoming, outgoing) => {
-    const target = rotation[next++ % Math.max(1, rotation.length)];
-    if (target === undefined) {
+    const method = incoming.method ?? 'GET';
+    const path = new URL(incoming.url ?? '/', 'http://balancer').pathname;
+    const lose = losing.find((rule) => rule.left > 0 && rule.match(method, path));
+    const first = nextTarget();
+    if (first === undefined) {
       failures += 1;
       outgoing.writeHead(502).end();
       return;
     }
-    sent.set(target, (sent.get(target) ?? 0) + 1);
-    const url = new URL(incoming.url ?? '/', target);
+    if (lose && rotation.length > 1) {
+      lose.left -= 1;
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => {
+        const body = Buffer.concat(chunks);
+        sent.set(first, (sent.get(first) ?? 0) + 1);
+        void carriedOut(first, incoming, body).then(() => {
+          answersLost.push(`${method} ${path}`);
+          const target = rotation.find((candidate) => candidate !== first) ?? first;
+          sent.set(target, (sent.get(target) ?? 0) + 1);
+          relay(target, incoming, outgoing).end(body);
+        });
+      });
+      return;
+    }
+    sent.set(first, (sent.get(first) ?? 0) + 1);
+    incoming.pipe(relay(first, incoming, outgoing));
+  });
+  /** The request to `target` whose answer goes back to the client unchanged. */
+  const relay = (target: string, incoming: IncomingMessage, outgoing: ServerResponse) => {
     const forwarded = httpRequest(
-      url,
+      new URL(incoming.url ?? '/', target),
       { method: incoming.method, headers: incoming.headers, agent },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
@@ -52,8 +108,8 @@ export async function startBalancer(targets: readonly string[] = [], port = 0): 
       if (!outgoing.headersSent) outgoing.writeHead(502);
       outgoing.end();
     });
-    incoming.pipe(forwarded);
-  });
+    return forwarded;
+  };
   // Idle connections from clients are closed by the clients first (undici: after 4 s), never by the balancer as a client
   // reuses one: a slow event loop must not turn into failed requests.
   server.keepAliveTimeout = 65_000;
@@ -76,6 +132,10 @@ export async function startBalancer(targets: readonly string[] = [], port = 0): 
       const index = rotation.indexOf(target);
       if (index >= 0) rotation.splice(index, 1);
     },
+    loseAnswers(match, count = 1) {
+      losing.push({ match, left: count });
+    },
+    answersLost,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
