@@ -28,8 +28,9 @@ type Tokens = { access_token: string; refresh_token: string };
 /** The grant a code belongs to, and how many codes and grants its client has. */
 async function stored(cluster: AuthorizationServerCluster, clientId: string, code: string) {
   const [row] = await cluster.database.database.withSession((session) =>
-    session.query<{ grants: number; codes: number; revoked: boolean; consumed: boolean }>(
+    session.query<{ grants: number; codes: number; consents: number; revoked: boolean; consumed: boolean }>(
       `SELECT (SELECT count(*)::int FROM grants WHERE client_id = $1) AS grants,
+              (SELECT count(*)::int FROM consents WHERE client_id = $1) AS consents,
               (SELECT count(*)::int FROM authorization_codes WHERE client_id = $1) AS codes,
               (SELECT g.revoked_at IS NOT NULL FROM grants g JOIN authorization_codes c ON c.grant_id = g.id
                 WHERE c.code_hash = $2) AS revoked,
@@ -67,6 +68,7 @@ describeWithPostgres('answers lost after the work was done, sent again to the pe
     expect(await stored(cluster, client.clientId, code)).toEqual({
       grants: 1,
       codes: 1,
+      consents: 1,
       revoked: false,
       consumed: true,
     });
@@ -109,6 +111,7 @@ describeWithPostgres(
       expect(await stored(cluster, client.clientId, callback.searchParams.get('code')!)).toEqual({
         grants: 1,
         codes: 1,
+        consents: 1,
         revoked: true,
         consumed: true,
       });

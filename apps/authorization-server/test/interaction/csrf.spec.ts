@@ -121,6 +121,48 @@ describe('the login and consent forms', () => {
     expect(JSON.stringify(stored)).not.toContain(code!);
   });
 
+  it('sends the redirect again only to the session it was issued in, for a form, while its grant stands', async () => {
+    const approve = { button: { name: 'decision', value: 'approve' } };
+    const expired = (answer: UserAgentResponse) => ({ status: answer.status, location: answer.location });
+    const gone = { status: 400, location: undefined };
+    // The page loaded again (history, the back button) is not an answer: the expired page.
+    {
+      const { ua, page } = await consentPage();
+      const first = await ua.submit(page.form(), {}, approve);
+      expect(first.status).toBe(303);
+      expect(expired(await ua.get(page.url))).toEqual(gone);
+    }
+    // Signed out since (another person on this browser): the expired page.
+    {
+      const { ua, page } = await consentPage();
+      const first = await ua.submit(page.form(), {}, approve);
+      const code = new URL(first.location!).searchParams.get('code')!;
+      const stored = await as.prisma.authorizationCode.findUniqueOrThrow({
+        where: { codeHash: createHash('sha256').update(code).digest('base64url') },
+      });
+      const grant = await as.prisma.authorizationGrant.findUniqueOrThrow({ where: { id: stored.grantId } });
+      await as.prisma.loginSession.update({
+        where: { id: grant.sessionId! },
+        data: { revokedAt: new Date() },
+      });
+      expect(expired(await ua.submit(page.form(), {}, approve))).toEqual(gone);
+    }
+    // Its grant revoked: the expired page.
+    {
+      const { ua, page } = await consentPage();
+      const first = await ua.submit(page.form(), {}, approve);
+      const code = new URL(first.location!).searchParams.get('code')!;
+      const stored = await as.prisma.authorizationCode.findUniqueOrThrow({
+        where: { codeHash: createHash('sha256').update(code).digest('base64url') },
+      });
+      await as.prisma.authorizationGrant.update({
+        where: { id: stored.grantId },
+        data: { revokedAt: new Date() },
+      });
+      expect(expired(await ua.submit(page.form(), {}, approve))).toEqual(gone);
+    }
+  });
+
   it('answers a consent form submitted twice at once with one code, the same to both', async () => {
     const { ua, page } = await consentPage();
     const form = page.form();

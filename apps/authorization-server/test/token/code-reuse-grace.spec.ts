@@ -111,6 +111,7 @@ describe('a code presented again within AUTHORIZATION_CODE_REUSE_GRACE=30', () =
       access: before.accessTokens + 1,
       refresh: before.refreshTokens + 1,
     });
+    expect((await grantOf(callback)).grant.revokedAt).toBeNull();
   });
 
   it.each([

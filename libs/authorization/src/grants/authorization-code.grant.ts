@@ -13,7 +13,9 @@
 // revokes its grant and every token the grant issued (RFC 6749 4.1.2, RFC 9700 4.2.4); except, with
 // AUTHORIZATION_CODE_REUSE_GRACE, the same client retrying the very redemption (redirect URI, code verifier, resource,
 // key) within the window while the grant stands and its refresh token is unused gets the first response again, kept
-// sealed with a key derived from the code (refresh-replay.ts): a retry whose answer was lost, never new tokens.
+// sealed with a key derived from the code and its verifier (refresh-replay.ts): a retry whose answer was lost, never
+// new tokens. This knowingly relaxes OAuth 2.1 4.1.3's "MUST deny" for the one client holding the verifier, and only
+// when the operator sets the window (default 0).
 import { Injectable, Logger } from '@nestjs/common';
 import type { TokenRequestProof, TokenResponse } from '@portcullis/extensions';
 import {
@@ -91,7 +93,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
       ...(this.#graceMs() > 0
         ? {
             replay: sealReplay(
-              code,
+              replaySecret(code, verifier),
               replayRequest(grant.scopes, proof),
               minted.response,
               'authorization_code',
@@ -188,7 +190,7 @@ export class AuthorizationCodeGrant implements TokenGrant {
       sameResource(params.resources, grant.resource)
     ) {
       const response = openReplay(
-        code,
+        replaySecret(code, verifier),
         replayRequest(grant.scopes, proof),
         used.replay,
         'authorization_code',
@@ -218,6 +220,15 @@ export class AuthorizationCodeGrant implements TokenGrant {
     });
     throw new OAuthError('invalid_grant', 'authorization code is invalid');
   }
+}
+
+/**
+ * What a redemption's response is sealed with: the code and its verifier. The code alone travels through the browser
+ * (history, logs, Referer); with the verifier, which only the client holds, a reader of the database who also saw the
+ * code still cannot open it.
+ */
+function replaySecret(code: string, verifier: string): string {
+  return `${code}\n${verifier}`;
 }
 
 /** RFC 6749 4.1.3: `redirect_uri` required, and identical, when the authorization request had it; else the one used. */

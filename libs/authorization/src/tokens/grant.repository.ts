@@ -94,6 +94,8 @@ export interface InteractionCode {
   expiresAt: Date;
   /** Whether its grant is revoked or gone. */
   grantEnded: boolean;
+  /** The login session its grant was issued in. */
+  sessionId: string | null;
 }
 
 /** The outcome of redeeming a code: redeemed now, or why not. */
@@ -223,8 +225,10 @@ export class GrantRepository {
       consumed_at: Date | null;
       expires_at: Date;
       grant_ended: boolean;
+      session_id: string | null;
     }>(Prisma.sql`
-      SELECT c.answer, c.consumed_at, c.expires_at, (g.id IS NULL OR g.revoked_at IS NOT NULL) AS grant_ended
+      SELECT c.answer, c.consumed_at, c.expires_at, (g.id IS NULL OR g.revoked_at IS NOT NULL) AS grant_ended,
+             g.session_id
         FROM authorization_codes c
         LEFT JOIN grants g ON g.id = c.grant_id
        WHERE c.interaction_id = ${interactionId}::text
@@ -237,6 +241,7 @@ export class GrantRepository {
           consumedAt: row.consumed_at,
           expiresAt: row.expires_at,
           grantEnded: row.grant_ended,
+          sessionId: row.session_id,
         }
       : undefined;
   }

@@ -93,7 +93,8 @@ export class InteractionService {
   async show(path: string, query: RequestParameters, cookies: CookieExchange): Promise<Answer> {
     const step = this.#step(path);
     const flow = await this.#resume(query.get('interaction'), cookies);
-    if (!flow) return this.#answeredAlready(query.get('interaction'), cookies);
+    // A page asked for again (history, the back button) is not an answer sent again: nothing is given again.
+    if (!flow) return page(400, expiredPage());
     if (!('handle' in flow)) return flow;
     const before = await this.#walk(flow, step);
     if (before) return before;
@@ -213,7 +214,7 @@ export class InteractionService {
   }
 
   /**
-   * Every step let the flow past: send the code, and record what was approved in this flow. The pending
+   * Every step let the flow past: record what was approved in this flow, and send the code. The pending
    * authorization is taken in the statement that stores the code, so that of two answers to it (a form sent twice)
    * only one stores a code; the redirect is kept with the code, sealed, for the browser that sends the form again
    * because the first answer never reached it ({@link #answeredAlready}).
@@ -246,6 +247,17 @@ export class InteractionService {
       ...(request.confirmation ? { confirmation: request.confirmation } : {}),
       expiresAt: new Date(now + lifetimes.authorizationCode * 1000),
     };
+    // Recorded before the code: an instance that dies after storing the code must not leave a grant whose consent
+    // was never recorded (the form sent again finds the code and records nothing). Recording it twice (two answers
+    // to one form) records the same consent.
+    if (approved) {
+      await this.consents.grant(session.userId, request.clientId, request.resource, approved);
+      await this.events.record('consent.granted', {
+        userId: session.userId,
+        clientId: request.clientId,
+        detail: { resource: request.resource, scopes: approved },
+      });
+    }
     const location = (value: string): string =>
       authorizationResponseUrl(request.redirectUri, this.options.issuer, {
         code: value,
@@ -264,25 +276,19 @@ export class InteractionService {
     } else {
       sent = location(await this.grants.createWithCode(grant, code));
     }
-    if (approved) {
-      await this.consents.grant(session.userId, request.clientId, request.resource, approved);
-      await this.events.record('consent.granted', {
-        userId: session.userId,
-        clientId: request.clientId,
-        detail: { resource: request.resource, scopes: approved },
-      });
-    }
     return { kind: 'redirect', location: sent };
   }
 
   /**
-   * A pending authorization that is gone: when a code ended it and this is the browser it was for, the redirect that
+   * An answer (a form, the proxy's upstream callback) to a pending authorization that is gone: when a code ended it
+   * and this is the browser it was for, still signed in to the session the code was issued in, the redirect that
    * took the code to the client, again, while the code is unused, unexpired and its grant not revoked (the first
    * answer was lost: a balancer sent the form again to another instance after the one that answered it died, or the
-   * person sent it twice); otherwise the expired page. The redirect is sealed with a key derived from the handle
-   * (stored only hashed) and bound to this browser, so neither a database reader nor another browser can have it.
-   * Without the form's CSRF check, which needs the pending authorization: what it prevents, a page making this
-   * browser send the form, gets this browser only what its own flow already sent it.
+   * person sent it twice and the browser follows the second answer); otherwise the expired page. The redirect is
+   * sealed with a key derived from the handle (stored only hashed) and bound to this browser, so neither a database
+   * reader nor another browser can have it. Without the form's CSRF check, which needs the pending authorization:
+   * what it prevents, a page making this browser send the form, gets this browser and session only what its own flow
+   * already sent it.
    */
   async #answeredAlready(handle: string | undefined, cookies: CookieExchange): Promise<Answer> {
     const expired = page(400, expiredPage());
@@ -292,6 +298,9 @@ export class InteractionService {
     if (!code?.answer || code.consumedAt || code.grantEnded || code.expiresAt.getTime() <= Date.now()) {
       return expired;
     }
+    // The person who answered, still signed in: not whoever uses this browser after they signed out.
+    const session = code.sessionId === null ? undefined : await this.sessions.current(cookies);
+    if (session?.id !== code.sessionId) return expired;
     const location = unseal(ANSWER_INFO, handle, digest(binding), code.answer);
     if (typeof location !== 'string') return expired;
     this.#logger.log('an authorization answered already was asked for again: its redirect sent again');
