@@ -77,3 +77,37 @@ describe('key rotation across instances sharing one database', () => {
     expect(published.keys.map((key) => key.kid)).toEqual([newKid, before]);
   });
 });
+
+describe('instances booting together on an empty database', () => {
+  let database: TestDatabase;
+  const instances: AuthorizationServerFixture[] = [];
+  beforeAll(async () => {
+    database = await startDatabase();
+  });
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.close()));
+    await database?.stop();
+  });
+
+  it('make one first key, which every instance publishes and signs with', async () => {
+    // Each finds no key at boot; only one may make it (before: each made its own and published only that one).
+    const first = await startAuthorizationServer({ database });
+    instances.push(first);
+    await first.prisma.signingKey.deleteMany();
+    instances.push(
+      ...(await Promise.all(
+        Array.from({ length: 4 }, () =>
+          startAuthorizationServer({
+            database,
+            env: { ISSUER: first.issuer, SIGNING_KEY_RELOAD_INTERVAL: '3600' },
+          }),
+        ),
+      )),
+    );
+    expect(await first.prisma.signingKey.count()).toBe(1);
+    const sets = await Promise.all(
+      instances.slice(1).map(async (instance) => (await fetch(`${instance.app.url}/jwks`)).json()),
+    );
+    expect(new Set(sets.map((set) => JSON.stringify(set))).size).toBe(1);
+  });
+});

@@ -13,6 +13,9 @@ export interface NewSigningKey {
   activatesAt: Date;
 }
 
+/** The advisory lock under which the first signing key is made (any constant of this app's own). */
+const FIRST_KEY_LOCK = 0x706f7274_6b657973n;
+
 /**
  * The stored signing keys. Each signs from its `activatesAt` until its `retiredAt` (the next key's `activatesAt`);
  * those intervals never overlap and leave no gap, so at any moment exactly one key signs. Every stored key is
@@ -54,6 +57,21 @@ export class SigningKeyRepository {
       }),
       this.prisma.signingKey.create({ data: key }),
     ]);
+  }
+
+  /**
+   * Stores the first key, unless another instance stored one meanwhile: instances booting together on an empty
+   * database each find no key, and each would make its own (each signing with the key it made until it re-reads
+   * them, and publishing only that one: tokens of one instance refused by resource servers that fetched the other's
+   * key set). Under a transaction-scoped advisory lock, so only the first of them stores a key; true for that one.
+   */
+  async stageFirst(key: NewSigningKey): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${FIRST_KEY_LOCK})`;
+      if ((await tx.signingKey.count({ where: { retiredAt: null } })) > 0) return false;
+      await tx.signingKey.create({ data: key });
+      return true;
+    });
   }
 
   /** Deletes one key whose signing ended at or before `at`; returns whether there was one. */

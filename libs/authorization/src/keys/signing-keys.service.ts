@@ -21,7 +21,7 @@ import {
 } from '../config/authorization-server.options.js';
 import { open, seal } from './key-encryption.js';
 import { SecurityEvents } from '../events/security-events.js';
-import { SigningKeyRepository } from './signing-key.repository.js';
+import { SigningKeyRepository, type NewSigningKey } from './signing-key.repository.js';
 import { DEFAULT_JWKS_MAX_AGE, defaultActivationDelay } from './signing-key-timing.js';
 
 /** The algorithm new keys are made for (RFC 7518 3.4); the only one published in metadata. */
@@ -141,9 +141,42 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
       this.#logger.warn('KEY_ENCRYPTION_KEY is not set: private signing keys are stored unencrypted');
     }
     if ((await this.keys.countUnretired()) === 0) {
-      await this.rotate();
+      await this.#first();
     }
     await this.reload();
+  }
+
+  /** The first key, which signs at once; made by only one of several instances booting together. */
+  async #first(): Promise<void> {
+    const now = new Date();
+    const { kid, row } = await this.#newKey(now, now);
+    if (!(await this.keys.stageFirst(row))) return;
+    this.#logger.log(`first signing key ${kid}`);
+    await this.events?.record('signing_key.rotated', {
+      detail: { kid, activates_at: now.toISOString(), first: true },
+    });
+  }
+
+  /** A new key pair, as stored: the private key sealed with `KEY_ENCRYPTION_KEY` when it is set. */
+  async #newKey(now: Date, activatesAt: Date): Promise<{ kid: string; row: NewSigningKey }> {
+    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
+    const publicJwk = await exportJWK(publicKey);
+    const kid = await calculateJwkThumbprint(publicJwk);
+    const published: JWK = { ...publicJwk, kid, alg: SIGNING_ALGORITHM, use: 'sig' };
+    const privateText = JSON.stringify(await exportJWK(privateKey));
+    const key = this.options.keyEncryptionKey;
+    return {
+      kid,
+      row: {
+        kid,
+        alg: SIGNING_ALGORITHM,
+        publicJwk: published as object,
+        privateJwk: key ? seal(privateText, key, kid) : privateText,
+        encrypted: key !== undefined,
+        createdAt: now,
+        activatesAt,
+      },
+    };
   }
 
   onApplicationBootstrap(): void {
@@ -231,21 +264,8 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
     for (const row of signing) this.#privateJwk(row);
     const first = signing.length === 0;
     const activatesAt = first || options.now ? now : new Date(now.getTime() + this.activationDelay() * 1000);
-    const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
-    const publicJwk = await exportJWK(publicKey);
-    const kid = await calculateJwkThumbprint(publicJwk);
-    const published: JWK = { ...publicJwk, kid, alg: SIGNING_ALGORITHM, use: 'sig' };
-    const privateText = JSON.stringify(await exportJWK(privateKey));
-    const key = this.options.keyEncryptionKey;
-    await this.keys.stage({
-      kid,
-      alg: SIGNING_ALGORITHM,
-      publicJwk: published as object,
-      privateJwk: key ? seal(privateText, key, kid) : privateText,
-      encrypted: key !== undefined,
-      createdAt: now,
-      activatesAt,
-    });
+    const { kid, row } = await this.#newKey(now, activatesAt);
+    await this.keys.stage(row);
     this.#logger.log(`new signing key ${kid}, signing from ${activatesAt.toISOString()}`);
     await this.events?.record('signing_key.rotated', {
       detail: {
