@@ -1,4 +1,4 @@
-import { listen, type AppOverrides, type PortcullisAppModule } from '@portcullis/platform';
+import { listen, type AppOverrides, type PortcullisAppModule, type RunningApp } from '@portcullis/platform';
 import { startDatabase, type TestDatabase } from './database.js';
 
 export interface StartAppOptions {
@@ -20,6 +20,8 @@ export interface TestApp {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   readonly database: TestDatabase;
+  /** The running Nest application, for a test that reads a provider's state (`nest.get(Provider)`). */
+  readonly nest: RunningApp['app'];
   /** Every log line the app wrote so far (JSON, one a line); empty unless started with `captureLogs`. */
   logs(): string;
   close(): Promise<void>;
@@ -58,6 +60,7 @@ export async function startApp(
     return {
       url: running.url,
       database,
+      nest: running.app,
       logs: () => lines.join(''),
       close: async () => {
         await running.close();

@@ -28,6 +28,7 @@ import { RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server/nest';
 import { NotesService } from '../notes/notes.service.js';
 import { flushingEventStreams } from './event-stream-response.js';
 import { LegacySessionRegistry } from './legacy-sessions.js';
+import { ListAnswers } from './list-answers.js';
 import { ownerOf } from './mcp-auth-info.js';
 import { createNotesMcpServer } from './notes-mcp.server.js';
 import { SIGN_IN_CONNECTION, type UpstreamWhoamiOptions } from './upstream-whoami.tool.js';
@@ -67,6 +68,10 @@ export class McpEndpoint implements BeforeApplicationShutdown {
   /** The composed extensions (`EXTENSIONS`), declared in every server instance's capabilities. */
   readonly #extensions: readonly ExtensionSummary[];
   readonly #upstream: UpstreamWhoamiOptions | undefined;
+  /** The SDK's answers to stateless `tools/list`, given again to requests of the same shape (list-answers.ts). */
+  readonly #lists = new ListAnswers();
+  /** The shape of a `tools/list` request on its way to the SDK, by its parsed body (what `route` is handed). */
+  readonly #shapes = new WeakMap<object, { shape: string; id: string | number }>();
 
   constructor(
     @Inject(NotesService) private readonly notes: NotesService,
@@ -95,12 +100,23 @@ export class McpEndpoint implements BeforeApplicationShutdown {
   }
 
   /** Serves one HTTP request; `request.auth` is the SDK view of the validated token. */
-  handle(
+  async handle(
     request: IncomingMessage & { auth?: McpAuthInfo },
     response: ServerResponse,
     body: unknown,
   ): Promise<void> {
+    const shape = this.#lists.shapeOf(request.method, request.headers, body, request.auth);
+    if (shape !== undefined) {
+      const id = (body as { id: string | number }).id;
+      if (this.#lists.answer(shape, id, response)) return;
+      this.#shapes.set(body as object, { shape, id });
+    }
     return this.#node(request, flushingEventStreams(response), body);
+  }
+
+  /** `tools/list` answers given again without the SDK (tests and benchmarks). */
+  get listAnswersGivenAgain(): number {
+    return this.#lists.hits;
   }
 
   #server() {
@@ -122,7 +138,14 @@ export class McpEndpoint implements BeforeApplicationShutdown {
     const legacy = await isLegacyRequest(request, options?.parsedBody, {
       maxRequestBodySize: MAX_BODY_BYTES,
     });
-    return legacy ? this.legacy(request, options) : this.#modern.fetch(request, options);
+    if (legacy) return this.legacy(request, options);
+    const response = await this.#modern.fetch(request, options);
+    const list =
+      typeof options?.parsedBody === 'object' && options.parsedBody !== null
+        ? this.#shapes.get(options.parsedBody)
+        : undefined;
+    if (list) await this.#lists.keep(list.shape, list.id, response);
+    return response;
   }
 
   private async legacy(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {

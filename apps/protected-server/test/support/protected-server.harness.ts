@@ -7,6 +7,7 @@ import type { ExtensionRegistry } from '@portcullis/extensions';
 import type { PortcullisAppModule } from '@portcullis/platform';
 import { freePort, startApp, type TestDatabase } from '@portcullis/testing';
 import { AppModule } from '../../src/app.module.js';
+import { McpEndpoint } from '../../src/mcp/mcp-endpoint.service.js';
 
 export interface ProtectedServer {
   /** `http://127.0.0.1:<port>` */
@@ -18,6 +19,8 @@ export interface ProtectedServer {
   readonly database: TestDatabase;
   /** The app's log lines so far; empty unless started with `captureLogs`. */
   logs(): string;
+  /** How many `tools/list` requests were answered again from the SDK's kept answer (list-answers.ts). */
+  listAnswersGivenAgain(): number;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function startProtectedServer(options: {
     mcpUrl: resource,
     database: app.database,
     logs: () => app.logs(),
+    listAnswersGivenAgain: () => app.nest.get(McpEndpoint).listAnswersGivenAgain,
     close: () => app.close(),
   };
 }
