@@ -49,21 +49,43 @@ export async function startBalancer(targets: readonly string[] = [], port = 0): 
   const losing: { match: (method: string, path: string) => boolean; left: number }[] = [];
   const answersLost: string[] = [];
   const nextTarget = () => rotation[next++ % Math.max(1, rotation.length)];
+  /** `incoming` (method, path, headers) sent to `target`, counted; its answer handed to `onAnswer`. */
+  const forward = (
+    target: string,
+    incoming: IncomingMessage,
+    onAnswer: (answer: IncomingMessage) => void,
+  ) => {
+    sent.set(target, (sent.get(target) ?? 0) + 1);
+    return httpRequest(
+      new URL(incoming.url ?? '/', target),
+      { method: incoming.method, headers: incoming.headers, agent },
+      onAnswer,
+    );
+  };
   /** `incoming` sent to `target` with `body`, its answer read whole and thrown away. */
   const carriedOut = (target: string, incoming: IncomingMessage, body: Buffer) =>
     new Promise<void>((resolve) => {
-      const forwarded = httpRequest(
-        new URL(incoming.url ?? '/', target),
-        { method: incoming.method, headers: incoming.headers, agent },
-        (answer) => {
-          answer.resume();
-          answer.on('end', resolve);
-          answer.on('error', () => resolve());
-        },
-      );
+      const forwarded = forward(target, incoming, (answer) => {
+        answer.resume();
+        answer.on('end', resolve);
+        answer.on('error', () => resolve());
+      });
       forwarded.on('error', () => resolve());
       forwarded.end(body);
     });
+  /** The request to `target` whose answer goes back to the client unchanged. */
+  const relay = (target: string, incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const forwarded = forward(target, incoming, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+      answer.pipe(outgoing);
+    });
+    forwarded.on('error', () => {
+      failures += 1;
+      if (!outgoing.headersSent) outgoing.writeHead(502);
+      outgoing.end();
+    });
+    return forwarded;
+  };
   const server: Server = createServer((incoming, outgoing) => {
     const method = incoming.method ?? 'GET';
     const path = new URL(incoming.url ?? '/', 'http://balancer').pathname;
@@ -80,36 +102,16 @@ export async function startBalancer(targets: readonly string[] = [], port = 0): 
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.on('end', () => {
         const body = Buffer.concat(chunks);
-        sent.set(first, (sent.get(first) ?? 0) + 1);
         void carriedOut(first, incoming, body).then(() => {
           answersLost.push(`${method} ${path}`);
           const target = rotation.find((candidate) => candidate !== first) ?? first;
-          sent.set(target, (sent.get(target) ?? 0) + 1);
           relay(target, incoming, outgoing).end(body);
         });
       });
       return;
     }
-    sent.set(first, (sent.get(first) ?? 0) + 1);
     incoming.pipe(relay(first, incoming, outgoing));
   });
-  /** The request to `target` whose answer goes back to the client unchanged. */
-  const relay = (target: string, incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const forwarded = httpRequest(
-      new URL(incoming.url ?? '/', target),
-      { method: incoming.method, headers: incoming.headers, agent },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-        answer.pipe(outgoing);
-      },
-    );
-    forwarded.on('error', () => {
-      failures += 1;
-      if (!outgoing.headersSent) outgoing.writeHead(502);
-      outgoing.end();
-    });
-    return forwarded;
-  };
   // Idle connections from clients are closed by the clients first (undici: after 4 s), never by the balancer as a client
   // reuses one: a slow event loop must not turn into failed requests.
   server.keepAliveTimeout = 65_000;

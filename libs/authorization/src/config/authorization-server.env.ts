@@ -32,6 +32,9 @@ import { AllowedRedirectSchemesEnvSchema } from './redirect-schemes.env.js';
  * docs/reference/environment.md.
  */
 
+/** A reuse grace window (a refresh token's, a code's): whole seconds, 0 (strict, the default) to 60. */
+const reuseGrace = () => z.coerce.number().int().min(0).max(60, 'must be at most 60 seconds').default(0);
+
 const seconds = (fallback: number) =>
   z.coerce
     .number()
@@ -131,18 +134,8 @@ export function authorizationServerEnvFields(defaultIssuer: string) {
     AUTHORIZATION_CODE_TTL: seconds(60),
     REFRESH_TOKEN_IDLE_TTL: seconds(14 * 86_400),
     REFRESH_TOKEN_ABSOLUTE_TTL: seconds(30 * 86_400),
-    REFRESH_TOKEN_REUSE_GRACE: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(60, 'must be at most 60 seconds')
-      .default(0),
-    AUTHORIZATION_CODE_REUSE_GRACE: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(60, 'must be at most 60 seconds')
-      .default(0),
+    REFRESH_TOKEN_REUSE_GRACE: reuseGrace(),
+    AUTHORIZATION_CODE_REUSE_GRACE: reuseGrace(),
     SESSION_TTL: seconds(8 * 3600),
     KEY_ENCRYPTION_KEY: z
       .string()
