@@ -124,13 +124,20 @@ describe('the login and consent forms', () => {
   it('sends the redirect again only to the session it was issued in, for a form, while its grant stands', async () => {
     const approve = { button: { name: 'decision', value: 'approve' } };
     const expired = (answer: UserAgentResponse) => ({ status: answer.status, location: answer.location });
+    /** `answer`'s status and redirect, having written nothing. */
+    const refused = async (answer: () => Promise<UserAgentResponse>) => {
+      const before = await as.counts();
+      const outcome = expired(await answer());
+      expect(await as.counts()).toEqual(before);
+      return outcome;
+    };
     const gone = { status: 400, location: undefined };
     // The page loaded again (history, the back button) is not an answer: the expired page.
     {
       const { ua, page } = await consentPage();
       const first = await ua.submit(page.form(), {}, approve);
       expect(first.status).toBe(303);
-      expect(expired(await ua.get(page.url))).toEqual(gone);
+      expect(await refused(() => ua.get(page.url))).toEqual(gone);
     }
     // Signed out since (another person on this browser): the expired page.
     {
@@ -145,7 +152,7 @@ describe('the login and consent forms', () => {
         where: { id: grant.sessionId! },
         data: { revokedAt: new Date() },
       });
-      expect(expired(await ua.submit(page.form(), {}, approve))).toEqual(gone);
+      expect(await refused(() => ua.submit(page.form(), {}, approve))).toEqual(gone);
     }
     // Its grant revoked: the expired page.
     {
@@ -159,7 +166,7 @@ describe('the login and consent forms', () => {
         where: { id: stored.grantId },
         data: { revokedAt: new Date() },
       });
-      expect(expired(await ua.submit(page.form(), {}, approve))).toEqual(gone);
+      expect(await refused(() => ua.submit(page.form(), {}, approve))).toEqual(gone);
     }
   });
 

@@ -122,11 +122,14 @@ describe('a code presented again within AUTHORIZATION_CODE_REUSE_GRACE=30', () =
     const client = await as.createClient();
     const { callback, request } = await codeFor(client);
     expect((await redeem(as, client, callback, request)).status).toBe(200);
+    const before = await as.counts();
     const again = await redeem(as, client, callback, request, overrides);
     expect({ status: again.status, error: again.body.error }).toEqual({
       status: 400,
       error: 'invalid_grant',
     });
+    // Nothing issued; only the revocation is written.
+    expect(await as.counts()).toEqual(before);
     expect((await grantOf(callback)).grant.revokedAt).not.toBeNull();
   });
 
