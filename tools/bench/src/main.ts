@@ -47,7 +47,8 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
     run: (settings) => resourceServerScenario(settings),
   },
   'cold-validation': {
-    description: 'a never-seen token on every request, per CPU second, vs jose verifying alone',
+    description:
+      'a never-seen token on every request vs one cached token (protected server notes route, guarded route), and per CPU second vs jose',
     run: (settings) => coldValidationScenario(settings),
   },
   'mcp-tools-list': {

@@ -37,8 +37,9 @@ type JsonRpcId = string | number;
 /** A kept answer: its status and headers, and its body split around the `id`. */
 interface Kept {
   readonly headers: Readonly<Record<string, string>>;
-  readonly before: string;
-  readonly after: string;
+  // The body's UTF-8 bytes before and after the id, encoded once rather than on every answer.
+  readonly before: Buffer;
+  readonly after: Buffer;
 }
 
 export class ListAnswers {
@@ -81,8 +82,8 @@ export class ListAnswers {
   answer(shape: string, id: JsonRpcId, response: ServerResponse): boolean {
     const kept = this.#kept.get(shape);
     if (!kept) return false;
-    const body = `${kept.before}${JSON.stringify(id)}${kept.after}`;
-    response.writeHead(200, { ...kept.headers, 'content-length': String(Buffer.byteLength(body)) });
+    const body = Buffer.concat([kept.before, Buffer.from(JSON.stringify(id)), kept.after]);
+    response.writeHead(200, { ...kept.headers, 'content-length': String(body.length) });
     response.end(body);
     this.#hits += 1;
     return true;
@@ -111,7 +112,11 @@ export class ListAnswers {
       const oldest = this.#kept.keys().next().value;
       if (oldest !== undefined) this.#kept.delete(oldest);
     }
-    this.#kept.set(shape, { headers, before: text.slice(0, at), after: text.slice(at + marker.length) });
+    this.#kept.set(shape, {
+      headers,
+      before: Buffer.from(text.slice(0, at)),
+      after: Buffer.from(text.slice(at + marker.length)),
+    });
   }
 }
 

@@ -9,7 +9,7 @@ import { McpEndpoint } from './mcp-endpoint.service.js';
 import { McpScopeResolver } from './mcp-scope.resolver.js';
 
 /**
- * `POST`, `GET` and `DELETE /mcp`: the MCP Streamable HTTP endpoint. The bearer guard authenticates every request
+ * `POST`, `GET` and `DELETE /mcp`: the MCP Streamable HTTP endpoint. The bearer authentication checks every request
  * and decides its scopes from the JSON-RPC content before the SDK sees it; the SDK then writes the response
  * itself (JSON or an SSE stream), so the reply is handed over to it.
  */

@@ -44,15 +44,27 @@ export type RequiredScopes = () => readonly string[] | Promise<readonly string[]
 
 const NO_SCOPES: RequiredScopes = () => [];
 
-/** Step 6: the token's {@link AuthInfo}, or an `OAuthError` (`invalid_token`, `temporarily_unavailable`). */
-export type TokenValidation = (token: string) => Promise<AuthInfo>;
+/**
+ * Step 6: the token's {@link AuthInfo} (at once when it is known already, a cached verdict), or an `OAuthError`
+ * (`invalid_token`, `temporarily_unavailable`).
+ */
+export type TokenValidation = (token: string) => AuthInfo | Promise<AuthInfo>;
+
+// The checked form of each frozen scope list seen (a route's declared scopes, the same array on every request).
+const CHECKED = new WeakMap<readonly string[], readonly string[]>();
 
 function checkedScopes(scopes: readonly string[]): readonly string[] {
+  const known = CHECKED.get(scopes);
+  if (known !== undefined) return known;
   const unique = [...new Set(scopes)];
   const invalid = unique.find((scope) => typeof scope !== 'string' || !isScopeToken(scope));
   if (invalid !== undefined) throw new TypeError(`required scope "${String(invalid)}" is not a scope-token`);
+  if (Object.isFrozen(scopes)) CHECKED.set(scopes, Object.freeze(unique));
   return unique;
 }
+
+// Awaited only when it is a promise: a value known at once costs no turn of the microtask queue.
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => value instanceof Promise;
 
 /**
  * Authenticates requests for one resource.
@@ -77,7 +89,7 @@ export class RequestAuthenticator {
     validate?: TokenValidation,
   ) {
     this.#origin = new URL(config.resource).origin;
-    this.#validate = validate ?? ((token) => verifier.verify(token));
+    this.#validate = validate ?? ((token) => verifier.cached(token) ?? verifier.verify(token));
   }
 
   /**
@@ -93,11 +105,13 @@ export class RequestAuthenticator {
       for (const check of REQUEST_CHECKS) check(request);
       const proof = this.config.extensions.resourceServerProofOfPossession();
       const credentials = readAccessToken(request, proof?.scheme);
-      required = checkedScopes(await requiredScopes());
+      const scopes = requiredScopes();
+      required = checkedScopes(isPromise(scopes) ? await scopes : scopes);
       if (credentials === undefined) throw new BearerChallengeError(undefined, required);
       presentedWith = credentials.scheme;
 
-      const auth = await this.#validate(credentials.token);
+      const validated = this.#validate(credentials.token);
+      const auth = isPromise(validated) ? await validated : validated;
       if (proof) {
         await checkTokenBinding(proof, credentials, auth, httpRequestView(request, this.#origin), {
           resource: this.config.resource,

@@ -33,19 +33,27 @@ export class BrowserCorsHook implements OnModuleInit {
     // Absent in a Nest application context without HTTP (a command line that imports the module).
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (fastify === undefined) return;
-    // Before routing, so it also runs for the preflight, which no route takes, and for refusals.
-    fastify.addHook('onRequest', async (request, reply) => this.apply(request, reply));
-  }
-
-  /** Whether `path` is the resource's: its URI's path, or under it (`/mcp`, `/mcp/x`; not `/mcpx`). */
-  private withinResource(path: string): boolean {
+    // Before routing, so it also runs for the preflight, which no route takes, and for refusals. A callback, not a
+    // promise: this runs on every request of the app.
     const base = new URL(this.config.resource).pathname;
-    return base === '/' || path === base || path.startsWith(`${base}/`);
+    const within = (path: string) => base === '/' || path === base || path.startsWith(`${base}/`);
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (this.apply(request, reply, within) === undefined) done();
+    });
   }
 
-  private apply(request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
-    const path = request.url.split('?')[0] ?? '';
-    if (path === this.config.metadataPath || !this.withinResource(path)) return undefined;
+  /**
+   * Grants and answers for a request within the resource (`within`: its URI's path, or under it: `/mcp`, `/mcp/x`;
+   * not `/mcpx`); the reply when the hook answered it (a preflight).
+   */
+  private apply(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    within: (path: string) => boolean,
+  ): FastifyReply | undefined {
+    const query = request.url.indexOf('?');
+    const path = query === -1 ? request.url : request.url.slice(0, query);
+    if (path === this.config.metadataPath || !within(path)) return undefined;
     const access = browserAccess(
       this.config.browserOrigins,
       {

@@ -3,9 +3,9 @@ import { AUTH_INFO_PROPERTY } from './resource-server.constants.js';
 import type { AuthInfo } from '../auth/auth-info.js';
 
 /**
- * The {@link AuthInfo} the bearer guard attached to `request`.
+ * The {@link AuthInfo} the route's authentication (or `BearerAuthGuard`) attached to `request`.
  *
- * @throws Error when the request did not pass the bearer guard: a handler must never run unauthenticated because
+ * @throws Error when the request did not pass the authentication: a handler must never run unauthenticated because
  *   a decorator was forgotten (fail closed; the filter answers 500).
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-2.1 RFC 6750 Section 2.1}
  */

@@ -1,7 +1,7 @@
 /**
  * Where errors become responses on a NestJS protected resource: two filters over the core's `refusalResponse`.
  *
- * - `BearerChallengeFilter` answers the refusals of the bearer guard, on the routes the scope decorators protect
+ * - `BearerChallengeFilter` answers the refusals of the bearer authentication, on the routes the scope decorators protect
  *   and nowhere else: the host app's own errors, on those routes or any other, are left to the host.
  * - `ResourceServerExceptionFilter` is a whole app's filter, for an app that wants one error format everywhere (the
  *   Portcullis protected server installs it as `APP_FILTER`); the module never installs it.
@@ -70,7 +70,11 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    this.answer(exception, host.switchToHttp().getResponse<FastifyReply>());
+  }
+
+  /** Answers `reply` for `exception`, as {@link catch} does (the route authentication hook's refusals). */
+  answer(exception: unknown, reply: FastifyReply): void {
     if (reply.sent || reply.raw.headersSent) {
       // A streamed response (an MCP SSE stream) already started: nothing can be said to the client any more.
       this.logger.error(`error after the response started: ${describeError(exception)}`, stackOf(exception));
@@ -131,7 +135,7 @@ export class ResourceServerExceptionFilter implements ExceptionFilter {
 }
 
 /**
- * Answers the bearer guard's refusals on the routes it guards (applied with it by the scope decorators). Whatever
+ * Answers the bearer authentication's refusals on the routes it protects (applied by the scope decorators). Whatever
  * else such a route throws goes on to the host app's own filters.
  *
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-3 RFC 6750 Section 3}

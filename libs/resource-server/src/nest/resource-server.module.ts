@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type NestModule } from '@nestjs/common';
 import { RequestAuthenticator } from '../auth/request-authenticator.js';
 import { resolveResourceServerConfig, type ResourceServerConfig } from '../config/resource-server.config.js';
 import type { ResourceServerOptions } from '../config/resource-server.options.js';
@@ -7,6 +7,7 @@ import { AuthorizationServerDirectory } from '../tokens/discovery/authorization-
 import { UpstreamTokenExchange } from '../exchange/upstream-token-exchange.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { createBearerStrategy, passportValidation } from './bearer.strategy.js';
+import { RouteAuthenticationHook } from './route-authentication.hook.js';
 import { BrowserCorsHook } from './browser-cors.hook.js';
 import { createProtectedResourceMetadataController } from './protected-resource-metadata.controller.js';
 import { ProtectedResourceMetadataService } from './protected-resource-metadata.service.js';
@@ -37,7 +38,15 @@ let instances = 0;
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750 RFC 6750}
  */
 @Module({})
-export class ResourceServerModule {
+export class ResourceServerModule implements NestModule {
+  constructor(@Inject(RouteAuthenticationHook) private readonly routes: RouteAuthenticationHook) {}
+
+  // Nest configures middleware once the HTTP adapter is there and before it registers any route: the moment to
+  // start watching the routes for the protected ones.
+  configure(): void {
+    this.routes.attach();
+  }
+
   /** @throws ResourceServerConfigError when the options are unusable. */
   static forRoot(options: ResourceServerOptions): DynamicModule {
     const config = resolveResourceServerConfig(options);
@@ -71,12 +80,20 @@ export class ResourceServerModule {
         },
         {
           provide: RequestAuthenticator,
-          useFactory: (resolved: ResourceServerConfig, verifier: TokenVerifier) =>
-            new RequestAuthenticator(resolved, verifier, passportValidation(strategyName)),
+          // A token whose verdict is cached is not shown to passport again: its strategy would only hand it to the
+          // verifier, which answers from the same cache (and passport builds its middleware on every call).
+          useFactory: (resolved: ResourceServerConfig, verifier: TokenVerifier) => {
+            const viaPassport = passportValidation(strategyName);
+            return new RequestAuthenticator(resolved, verifier, (token) => {
+              const cached = verifier.cached(token);
+              return cached ?? viaPassport(token);
+            });
+          },
           inject: [RESOURCE_SERVER_CONFIG, TokenVerifier],
         },
         createBearerStrategy(strategyName),
         BearerAuthGuard,
+        RouteAuthenticationHook,
         ProtectedResourceMetadataService,
         BrowserCorsHook,
       ],

@@ -1,14 +1,24 @@
-import { applyDecorators, SetMetadata, UseFilters, UseGuards } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseFilters } from '@nestjs/common';
 import { isScopeToken } from '@portcullis/protocol';
-import { REQUIRED_SCOPES_METADATA, SCOPE_RESOLVER_METADATA } from './resource-server.constants.js';
-import { BearerAuthGuard } from './bearer-auth.guard.js';
+import {
+  PROTECTED_ROUTE_METADATA,
+  REQUIRED_SCOPES_METADATA,
+  SCOPE_RESOLVER_METADATA,
+} from './resource-server.constants.js';
 import { BearerChallengeFilter } from './resource-server-exception.filter.js';
+import { ProtectRoute, type RouteProtection } from './route-protection.js';
 import type { RequiredScopesResolverType } from './scope-resolver.js';
 
-// The guard, and the filter that answers its refusals on this route only: the host app's other routes, and its own
-// errors on this one, keep the host's error handling.
-const GUARDED = (): MethodDecorator & ClassDecorator =>
-  applyDecorators(UseGuards(BearerAuthGuard), UseFilters(BearerChallengeFilter));
+// The route's protection, which the module's authentication hook attaches to the route (route-authentication.hook.ts);
+// the mark its boot check looks for; and the filter that answers, on this route only, a refusal its handler throws
+// (the host app's other routes, and its own errors on this one, keep the host's error handling). The metadata the
+// BearerAuthGuard reads is set too, for an app that applies that guard itself.
+const GUARDED = (protection: RouteProtection): MethodDecorator & ClassDecorator =>
+  applyDecorators(
+    SetMetadata(PROTECTED_ROUTE_METADATA, true),
+    ProtectRoute(protection),
+    UseFilters(BearerChallengeFilter),
+  );
 
 /**
  * Protects a route (or every route of a controller) with bearer authentication: any valid access token for this
@@ -17,7 +27,7 @@ const GUARDED = (): MethodDecorator & ClassDecorator =>
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-2.1 RFC 6750 Section 2.1}
  */
 export function Protected(): MethodDecorator & ClassDecorator {
-  return GUARDED();
+  return GUARDED({});
 }
 
 /**
@@ -36,7 +46,8 @@ export function RequireScopes(...scopes: [string, ...string[]]): MethodDecorator
   for (const scope of scopes) {
     if (!isScopeToken(scope)) throw new TypeError(`RequireScopes: "${scope}" is not an RFC 6749 scope-token`);
   }
-  return applyDecorators(SetMetadata(REQUIRED_SCOPES_METADATA, Object.freeze([...scopes])), GUARDED());
+  const declared = Object.freeze([...scopes]);
+  return applyDecorators(SetMetadata(REQUIRED_SCOPES_METADATA, declared), GUARDED({ scopes: declared }));
 }
 
 /**
@@ -46,5 +57,5 @@ export function RequireScopes(...scopes: [string, ...string[]]): MethodDecorator
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-3.1 RFC 6750 Section 3.1}
  */
 export function ResolveScopes(resolver: RequiredScopesResolverType): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(SCOPE_RESOLVER_METADATA, resolver), GUARDED());
+  return applyDecorators(SetMetadata(SCOPE_RESOLVER_METADATA, resolver), GUARDED({ resolver }));
 }

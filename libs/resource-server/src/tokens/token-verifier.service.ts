@@ -17,7 +17,7 @@
  *   longer than `tokens.cacheTtlSeconds`: a replayed dead token costs no request to the authorization server. A JWT's
  *   refusal is never remembered (a token under a key not yet fetched becomes valid once the key set is refetched).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { OAuthError } from '@portcullis/protocol';
 import type { AuthInfo } from '../auth/auth-info.js';
 import { rememberPresentedToken } from '../exchange/presented-token.js';
@@ -68,13 +68,9 @@ export class TokenVerifier {
    *   the authorization server's keys or introspection endpoint cannot be reached.
    */
   async verify(token: string): Promise<AuthInfo> {
-    checkTokenShape(token, this.config.tokens.maxTokenLength);
-    const key = createHash('sha256').update(token).digest('base64url');
-    const cached = this.#cache.get(key);
-    if (cached) {
-      rememberPresentedToken(cached, token, cached);
-      return cached;
-    }
+    const key = this.#keyOf(token);
+    const cached = this.#cached(key, token);
+    if (cached) return cached;
     const refused = this.#refusals.get(key);
     if (refused && Date.now() < refused.until) throw refused.error;
     let pending = this.#pending.get(key);
@@ -86,6 +82,26 @@ export class TokenVerifier {
     this.#cache.set(key, auth);
     rememberPresentedToken(auth, token, auth);
     return auth;
+  }
+
+  /**
+   * The cached verdict on `token`, if there is one: what {@link verify} answers without validating. A token of the
+   * wrong shape throws as in {@link verify}.
+   */
+  cached(token: string): AuthInfo | undefined {
+    return this.#cached(this.#keyOf(token), token);
+  }
+
+  #keyOf(token: string): string {
+    checkTokenShape(token, this.config.tokens.maxTokenLength);
+    // One-shot (no Hash object): this runs on every request.
+    return hash('sha256', token, 'base64url');
+  }
+
+  #cached(key: string, token: string): AuthInfo | undefined {
+    const cached = this.#cache.get(key);
+    if (cached) rememberPresentedToken(cached, token, cached);
+    return cached;
   }
 
   private async validate(token: string, key: string): Promise<AuthInfo> {

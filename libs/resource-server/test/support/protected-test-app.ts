@@ -108,7 +108,13 @@ export async function startProtectedTestApp(
     logger,
     abortOnError: false,
   });
-  await nest.listen(0, '127.0.0.1');
+  try {
+    await nest.listen(0, '127.0.0.1');
+  } catch (error) {
+    // An app that refuses to start (a boot check) leaves nothing open behind it.
+    await nest.close().catch(() => undefined);
+    throw error;
+  }
   const address = nest.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return { url: `http://127.0.0.1:${port}`, logger, close: () => nest.close() };

@@ -1,17 +1,20 @@
 /**
  * What authorization costs an MCP server's route, measured on `libs/resource-server` as a team mounts it:
  * - `resource-server`: one valid token on every request (the verdict cached), the guarded route against the same
- *   handler unguarded in the same process (the guard's cost), and against a bare NestJS-on-Fastify route (the
- *   platform's and the guard's cost together).
- * - `cold-validation`: a token never seen before on every request (ES256 signature verification, no cache hit), per
- *   CPU second of the server process, against jose's own verify rate per CPU second in the bench process.
- * The app under test is tools/bench/src/servers/guarded-app.ts on the Portcullis platform (metrics on, production
- * settings, log level warn), its tokens from a loopback issuer (servers/token-issuer.ts).
+ *   handler unguarded in the same process, the same request (token included) on both (the guard's cost), and against
+ *   a bare NestJS-on-Fastify route (the platform's and the guard's cost together).
+ * - `cold-validation`: a token never seen before on every request (ES256 signature verification, no cache hit)
+ *   against one cached token on the same route, alternating windows: on the built protected server's notes route (a
+ *   database read, the goal's row) and on the bench's guarded route (a constant answer); and that route's
+ *   never-seen requests per CPU second of the server against jose's own verify rate per CPU second in the bench.
+ * The guarded app is tools/bench/src/servers/guarded-app.ts on the Portcullis platform (metrics on, production
+ * settings, log level warn); every token comes from a loopback issuer (servers/token-issuer.ts).
  */
 import { fileURLToPath } from 'node:url';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import {
   postgresServerAvailable,
+  PROTECTED_SERVER_MAIN,
   spawnApp,
   startDatabase,
   startInstance,
@@ -21,7 +24,7 @@ import {
 } from '@portcullis/testing';
 import { compare } from '../compare.js';
 import { processCpuSeconds, startCpuMeter } from '../cpu-meter.js';
-import { rssMiB, summarize, type Step, type Summary, type Window } from '../load.js';
+import { drive, rssMiB, summarize, type Step, type Summary, type Window } from '../load.js';
 import { PoolClient } from '../pool-client.js';
 import type { ResultRow } from '../report.js';
 import { startTokenIssuer, type TokenIssuer } from '../servers/token-issuer.js';
@@ -98,11 +101,16 @@ export async function resourceServerScenario(settings: Settings): Promise<Result
     const barePool = new PoolClient(bareUrl, settings.connections);
     pools.push(pool, barePool);
     const token = await issuer.mint({ aud: app.resource, scope: SCOPE });
-    const guarded = getStep(pool, '/bench/guarded', () => ({ authorization: `Bearer ${token}` }));
-    const sameProcess = await compare(settings, guarded, getStep(pool, '/bench/open'), settings.connections, [
-      app.pid,
-      app.pid,
-    ]);
+    // The same request on both routes, token included: the only difference is the guard.
+    const headers = () => ({ authorization: `Bearer ${token}` });
+    const guarded = getStep(pool, '/bench/guarded', headers);
+    const sameProcess = await compare(
+      settings,
+      guarded,
+      getStep(pool, '/bench/open', headers),
+      settings.connections,
+      [app.pid, app.pid],
+    );
     const againstBare = await compare(
       settings,
       guarded,
@@ -139,9 +147,14 @@ export async function resourceServerScenario(settings: Settings): Promise<Result
 }
 
 /** `count` distinct tokens, each valid for the resource. */
-async function mintMany(issuer: TokenIssuer, resource: string, count: number): Promise<string[]> {
+async function mintMany(
+  issuer: TokenIssuer,
+  resource: string,
+  count: number,
+  scope: string,
+): Promise<string[]> {
   const tokens: string[] = [];
-  for (let i = 0; i < count; i++) tokens.push(await issuer.mint({ aud: resource, scope: SCOPE }));
+  for (let i = 0; i < count; i++) tokens.push(await issuer.mint({ aud: resource, scope }));
   return tokens;
 }
 
@@ -151,6 +164,7 @@ async function mintMany(issuer: TokenIssuer, resource: string, count: number): P
  */
 async function freshTokenWindow(
   pool: PoolClient,
+  path: string,
   tokens: readonly string[],
   connections: number,
   seconds: number,
@@ -161,7 +175,7 @@ async function freshTokenWindow(
   const started = performance.now();
   const endAt = started + seconds * 1000;
   let last = started;
-  const step = getStep(pool, '/bench/guarded', () => ({ authorization: `Bearer ${tokens[next++] ?? ''}` }));
+  const step = getStep(pool, path, () => ({ authorization: `Bearer ${tokens[next++] ?? ''}` }));
   const worker = async (index: number) => {
     while (performance.now() < endAt && next < tokens.length) {
       const sent = performance.now();
@@ -202,60 +216,146 @@ async function joseVerifyRate(
   };
 }
 
+/**
+ * A never-seen token on every request against one cached token, on the same route of the same process, in
+ * alternating windows (after a warm-up of each): what the token's first validation costs a request there.
+ */
+async function neverSeenAgainstCached(
+  settings: Settings,
+  issuer: TokenIssuer,
+  target: { url: string; path: string; resource: string; scope: string; pid: number | undefined },
+): Promise<{ ours: Summary; peer: Summary }> {
+  const pool = new PoolClient(target.url, settings.connections);
+  try {
+    const mint = (count: number) => mintMany(issuer, target.resource, count, target.scope);
+    const cachedToken = (await mint(1))[0] ?? '';
+    const cached = getStep(pool, target.path, () => ({ authorization: `Bearer ${cachedToken}` }));
+    // How many tokens a window takes: a short probe, then that rate with a margin.
+    const probe = await freshTokenWindow(pool, target.path, await mint(2_000), settings.connections, 0.5);
+    const perWindow = Math.ceil((probe.latencies.length / probe.seconds) * 1.6 * settings.seconds) + 500;
+    const warmup = Math.min(settings.warmupSeconds, settings.seconds);
+    await freshTokenWindow(pool, target.path, await mint(perWindow), settings.connections, warmup);
+    await drive(settings.connections, warmup, cached);
+    const fresh: Window[] = [];
+    const known: Window[] = [];
+    let freshCpu = 0;
+    let knownCpu = 0;
+    for (let round = 0; round < settings.rounds; round++) {
+      const tokens = await mint(perWindow);
+      let before = processCpuSeconds(target.pid);
+      fresh.push(await freshTokenWindow(pool, target.path, tokens, settings.connections, settings.seconds));
+      freshCpu += processCpuSeconds(target.pid) - before;
+      before = processCpuSeconds(target.pid);
+      known.push(await drive(settings.connections, settings.seconds, cached));
+      knownCpu += processCpuSeconds(target.pid) - before;
+    }
+    const ours = summarize(fresh);
+    const peer = summarize(known);
+    return {
+      ours: { ...ours, serverCpuMs: (freshCpu * 1000) / ours.count },
+      peer: { ...peer, serverCpuMs: (knownCpu * 1000) / peer.count },
+    };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** The built protected server on a fresh database, trusting `issuer`. */
+async function startProtectedServer(issuer: TokenIssuer): Promise<GuardedApp> {
+  const database: TestDatabase = await startDatabase();
+  try {
+    const resource = 'http://127.0.0.1/mcp';
+    const instance = await startInstance(PROTECTED_SERVER_MAIN, {
+      ...productionEnv(),
+      DATABASE_URL: database.url ?? '',
+      RESOURCE_URI: resource,
+      AUTHORIZATION_SERVER: issuer.issuer,
+    });
+    return {
+      instance,
+      resource,
+      pid: instance.process.process.pid,
+      stop: async () => {
+        await instance.process.stop('SIGTERM');
+        await database.stop();
+      },
+    };
+  } catch (error) {
+    await database.stop();
+    throw error;
+  }
+}
+
 export async function coldValidationScenario(settings: Settings): Promise<ResultRow[]> {
   const issuer = await startTokenIssuer();
   let app: GuardedApp | undefined;
-  let pool: PoolClient | undefined;
+  let server: GuardedApp | undefined;
   try {
     app = await startGuardedApp(issuer);
-    pool = new PoolClient(app.instance.url, settings.connections);
     const { resource, pid } = app;
-    // How many tokens a window takes: a short probe, then that rate with a margin.
-    const probe = await mintMany(issuer, resource, 3_000);
-    const probeWindow = await freshTokenWindow(pool, probe, settings.connections, 0.5);
-    const perWindow =
-      Math.ceil((probeWindow.latencies.length / probeWindow.seconds) * 1.6 * settings.seconds) + 500;
-    await freshTokenWindow(
-      pool,
-      await mintMany(issuer, resource, perWindow),
-      settings.connections,
-      Math.min(settings.warmupSeconds, settings.seconds),
-    );
-    const windows: Window[] = [];
-    let cpu = 0;
-    for (let round = 0; round < settings.rounds; round++) {
-      const tokens = await mintMany(issuer, resource, perWindow);
-      const before = processCpuSeconds(pid);
-      windows.push(await freshTokenWindow(pool, tokens, settings.connections, settings.seconds));
-      cpu += processCpuSeconds(pid) - before;
-    }
-    const ours = summarize(windows);
+    const onGuarded = await neverSeenAgainstCached(settings, issuer, {
+      url: app.instance.url,
+      path: '/bench/guarded',
+      resource,
+      scope: SCOPE,
+      pid,
+    });
+    const rss = rssMiB(pid);
+    await app.stop();
+    app = undefined;
+    server = await startProtectedServer(issuer);
+    const onNotes = await neverSeenAgainstCached(settings, issuer, {
+      url: server.instance.url,
+      path: '/api/notes',
+      resource: server.resource,
+      scope: 'notes:read',
+      pid: server.pid,
+    });
+    const serverRss = rssMiB(server.pid);
     const jose = await joseVerifyRate(
       issuer,
       resource,
-      await mintMany(issuer, resource, settings.quick ? 3_000 : 30_000),
+      await mintMany(issuer, resource, settings.quick ? 3_000 : 30_000, SCOPE),
       settings.connections,
     );
+    const setup = `a token never seen before on each GET (ES256) against one cached token, alternating windows, ${settings.connections} connections, ${settings.rounds}x${settings.seconds}s each`;
     return [
       {
-        scenario: 'cold validation',
+        scenario: 'never-seen token, protected server GET /api/notes',
+        unit: 'req/s',
+        connections: settings.connections,
+        ours: { ...onNotes.ours, rssMiB: serverRss },
+        peer: { name: 'one cached token', ...onNotes.peer },
+        goal: { ratio: 0.85 },
+        setup: `${setup}; the protected server's notes route (a database read), production settings`,
+      },
+      {
+        scenario: 'never-seen token, bench guarded route',
+        unit: 'req/s',
+        connections: settings.connections,
+        ours: { ...onGuarded.ours, rssMiB: rss },
+        peer: { name: 'one cached token', ...onGuarded.peer },
+        setup: `${setup}; the bench's guarded route (a constant answer): the verification against nothing else`,
+      },
+      {
+        scenario: 'cold validation per CPU second',
         unit: 'validations per CPU second',
         connections: settings.connections,
         ours: {
-          rate: ours.count / cpu,
-          p50: ours.p50,
-          p99: ours.p99,
-          rssMiB: rssMiB(pid),
-          ...(ours.generatorCores === undefined ? {} : { generatorCores: ours.generatorCores }),
+          rate: 1000 / (onGuarded.ours.serverCpuMs ?? NaN),
+          p50: onGuarded.ours.p50,
+          p99: onGuarded.ours.p99,
+          ...(onGuarded.ours.generatorCores === undefined
+            ? {}
+            : { generatorCores: onGuarded.ours.generatorCores }),
         },
         peer: { name: 'jose jwtVerify alone', rate: jose.perCpuSecond, p50: jose.p50, p99: jose.p99 },
-        goal: { rate: 6_000 },
-        setup: `a token never seen before on each GET, ES256; ${Math.round(ours.rate)} req/s on ${cpu.toFixed(1)} CPU s over ${settings.rounds}x${settings.seconds}s, ${settings.connections} connections`,
+        setup: `the guarded route's never-seen requests per CPU second of the server (HTTP, platform and guard included)`,
       },
     ];
   } finally {
-    await pool?.close();
     await app?.stop();
+    await server?.stop();
     await issuer.close();
   }
 }
