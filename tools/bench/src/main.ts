@@ -19,6 +19,7 @@ import { formatRow, meetsGoal, rowWarnings, type ResultRow } from './report.js';
 import {
   reauthorizationScenario,
   refreshHistoryScenario,
+  refreshScaleOutScenario,
   refreshScenario,
 } from './scenarios/authorization-server.js';
 import { clientIdMetadataScenario } from './scenarios/client-id-metadata.js';
@@ -63,6 +64,11 @@ const SCENARIOS: Readonly<Record<string, Scenario>> = {
     description:
       'refresh with rotation on fresh tables, then with a million expired rows in the token tables',
     run: (settings) => refreshHistoryScenario(settings),
+  },
+  'refresh-scale-out': {
+    description:
+      'refresh with rotation on two instances on one PostgreSQL vs the same workers on one of them',
+    run: (settings) => refreshScaleOutScenario(settings),
   },
   reauthorization: {
     description: '/authorize -> code -> /token with a session and consent, vs oidc-provider',

@@ -26,8 +26,9 @@ import {
   type TestClient,
   type UserAgentResponse,
 } from '@portcullis/testing';
-import { compare, compareMany } from '../compare.js';
-import { drive, rssMiB, summarize, type Window } from '../load.js';
+import { compare, compareMany, own } from '../compare.js';
+import { processCpuSeconds } from '../cpu-meter.js';
+import { drive, rssMiB, summarize, type Step, type Window } from '../load.js';
 import { basicAuthorization, PoolClient } from '../pool-client.js';
 import { refreshStep, reauthorizationStep, type FlowClient, type FlowServer } from '../raw-flow.js';
 import type { ResultRow } from '../report.js';
@@ -89,7 +90,10 @@ function peerToken(url: string, params: Record<string, string | undefined>) {
  * Our authorization server, one process on a fresh PostgreSQL database, its own URL the issuer, `env` added to its
  * environment.
  */
-export async function startOurs(env: Record<string, string> = {}): Promise<{
+export async function startOurs(
+  env: Record<string, string> = {},
+  instances = 1,
+): Promise<{
   cluster: AuthorizationServerCluster;
   client: TestClient;
   user: { username: string; password: string };
@@ -98,7 +102,13 @@ export async function startOurs(env: Record<string, string> = {}): Promise<{
   if (!postgresServerAvailable()) {
     throw new Error('needs PostgreSQL: give --database-url (or set BENCH_DATABASE_URL)');
   }
-  const cluster = await startAuthorizationServers(1, { ...productionEnv(), ...env }, { direct: true });
+  // One instance is its own issuer; several share the test balancer's URL as theirs (only the untimed setup goes
+  // through it).
+  const cluster = await startAuthorizationServers(
+    instances,
+    { ...productionEnv(), ...env },
+    { direct: instances === 1 },
+  );
   // Confidential and web, as oidc-provider's, on the same https redirect URI.
   const clientSecret = generateClientSecret();
   const { clientId } = await new ClientRepository(cluster.database.database.prisma).create({
@@ -274,6 +284,53 @@ export async function refreshScenario(settings: Settings): Promise<ResultRow[]> 
     await sql?.close();
     await Promise.all([ourPool.close(), peerPool.close()]);
     await peer.app.stop('SIGTERM');
+    await stopProfiled(ours.cluster.instances.map((instance) => instance.process.process));
+    await ours.cluster.stop();
+  }
+}
+
+/**
+ * The scale-out factor (issue 31 item 3): refresh with rotation on two instances of ours on one PostgreSQL, the
+ * workers split between them, against the same workers all on one of the two, in alternating windows. Each
+ * instance is reached through a keep-alive pool of its own (the balancing a client-side balancer or DNS round robin
+ * does), so no proxy in the bench process shares the cores; on one machine the instances also share its cores with
+ * PostgreSQL and the load generator, so the factor says what one more instance adds on the same machine, not on
+ * a machine of its own.
+ */
+export async function refreshScaleOutScenario(settings: Settings): Promise<ResultRow[]> {
+  const ours = await startOurs({}, 2);
+  const n = settings.connections;
+  const [first, second] = ours.cluster.instances;
+  if (!first || !second) throw new Error('scale-out: two instances were not started');
+  const pools = [new PoolClient(first.url, n), new PoolClient(second.url, n)] as const;
+  try {
+    const families = async () =>
+      (await ourTokenSets(ours.cluster, ours.client, ours.user, n)).map(
+        (set) => set['refresh_token'] as string,
+      );
+    const client = ourFlowClient(ours.client);
+    const alone = refreshStep(ourFlowServer(pools[0]), client, await families());
+    // Even workers on the first instance, odd ones on the second; each worker's family is its own.
+    const spread = await families();
+    const viaInstance = pools.map((pool) => refreshStep(ourFlowServer(pool), client, spread));
+    const both: Step = (worker) => own(viaInstance, worker % 2)(worker);
+    const pids = ours.cluster.instances.map((instance) => instance.process.process.pid);
+    const cpuBefore = pids.map((pid) => processCpuSeconds(pid));
+    const [two, one] = await compareMany(settings, [both, alone], n);
+    if (!two || !one) throw new Error('scale-out: a side was not measured');
+    const cpu = pids.map((pid, index) => processCpuSeconds(pid) - (cpuBefore[index] ?? 0));
+    return [
+      {
+        scenario: 'refresh, two instances on one database',
+        unit: 'refreshes/s',
+        connections: n,
+        ours: { ...two, rssMiB: rssMiB(second.process.process.pid) },
+        peer: { name: 'the same workers on one instance', ...one, rssMiB: rssMiB(first.process.process.pid) },
+        setup: `${n} families a side, rotation on every refresh, workers split between two instances (a keep-alive pool to each) against all on the first, ${settings.rounds}x${settings.seconds}s each; CPU seconds of the instances over both sides: ${cpu.map((seconds) => seconds.toFixed(1)).join(' and ')}`,
+      },
+    ];
+  } finally {
+    await Promise.all(pools.map((pool) => pool.close()));
     await stopProfiled(ours.cluster.instances.map((instance) => instance.process.process));
     await ours.cluster.stop();
   }
