@@ -90,6 +90,9 @@ describe('routes protected through the Fastify route configuration', () => {
     });
     expect(short.status).toBe(403);
     expect(bearerChallengeOf(short).params['error']).toBe('insufficient_scope');
+    // Fastify's HEAD route for the GET is a route of its own: protected too.
+    const head = await fetch(`${app.url}/items/7`, { method: 'HEAD' });
+    expect(head.status).toBe(401);
     expect(calls['one'] ?? 0).toBe(before);
 
     const ok = await fetch(`${app.url}/items/7`, {
