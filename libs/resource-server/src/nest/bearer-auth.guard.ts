@@ -14,7 +14,7 @@ import {
   REQUIRED_SCOPES_METADATA,
   SCOPE_RESOLVER_METADATA,
 } from './resource-server.constants.js';
-import type { RequiredScopesResolver, RequiredScopesResolverType } from './scope-resolver.js';
+import { ScopeResolvers, type RequiredScopesResolverType } from './scope-resolver.js';
 
 /**
  * Bearer authentication and scope enforcement for protected routes; applied by `@Protected()`,
@@ -25,13 +25,15 @@ import type { RequiredScopesResolver, RequiredScopesResolverType } from './scope
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
-  readonly #resolvers = new Map<RequiredScopesResolverType, RequiredScopesResolver<unknown>>();
+  readonly #resolvers: ScopeResolvers;
 
   constructor(
     @Inject(RequestAuthenticator) private readonly authenticator: RequestAuthenticator,
     @Inject(Reflector) private readonly reflector: Reflector,
-    @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
-  ) {}
+    @Inject(ModuleRef) moduleRef: ModuleRef,
+  ) {
+    this.#resolvers = new ScopeResolvers(moduleRef);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<BearerRequest & Record<string, unknown>>();
@@ -52,20 +54,9 @@ export class BearerAuthGuard implements CanActivate {
       SCOPE_RESOLVER_METADATA,
       targets,
     );
-    const resolved = resolverType ? await (await this.resolver(resolverType)).requiredScopes(request) : [];
+    const resolved = resolverType
+      ? await (await this.#resolvers.get(resolverType)).requiredScopes(request)
+      : [];
     return [...(declared ?? []), ...resolved];
-  }
-
-  private async resolver(type: RequiredScopesResolverType): Promise<RequiredScopesResolver<unknown>> {
-    let resolver = this.#resolvers.get(type);
-    if (!resolver) {
-      try {
-        resolver = this.moduleRef.get(type, { strict: false }) as RequiredScopesResolver<unknown>;
-      } catch {
-        resolver = (await this.moduleRef.create(type)) as RequiredScopesResolver<unknown>;
-      }
-      this.#resolvers.set(type, resolver);
-    }
-    return resolver;
   }
 }

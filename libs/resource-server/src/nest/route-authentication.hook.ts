@@ -36,7 +36,7 @@ import {
   routeProtectionOf,
   type RouteProtection,
 } from './route-protection.js';
-import type { RequiredScopesResolver, RequiredScopesResolverType } from './scope-resolver.js';
+import { ScopeResolvers } from './scope-resolver.js';
 
 const NO_SCOPES: readonly string[] = Object.freeze([]);
 
@@ -45,19 +45,20 @@ const NO_SCOPES: readonly string[] = Object.freeze([]);
 export class RouteAuthenticationHook implements OnApplicationBootstrap {
   // The protections of the routes attached (one object per decorated method, shared by its paths).
   readonly #attached = new WeakSet<RouteProtection>();
-  readonly #resolvers = new Map<RequiredScopesResolverType, RequiredScopesResolver<unknown>>();
+  readonly #resolvers: ScopeResolvers;
   readonly #answers: BearerChallengeFilter;
   #attaching = false;
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
     @Inject(RequestAuthenticator) private readonly authenticator: RequestAuthenticator,
-    @Inject(ModuleRef) private readonly moduleRef: ModuleRef,
+    @Inject(ModuleRef) moduleRef: ModuleRef,
     @Inject(ModulesContainer) private readonly modules: ModulesContainer,
     @Inject(RESOURCE_SERVER_CONFIG) config: ResourceServerConfig,
     @Optional() @Inject(METRICS_REGISTRY) registry?: Registry,
   ) {
     this.#answers = new BearerChallengeFilter(config, registry);
+    this.#resolvers = new ScopeResolvers(moduleRef);
   }
 
   /**
@@ -132,22 +133,9 @@ export class RouteAuthenticationHook implements OnApplicationBootstrap {
     const declared = protection.scopes ?? NO_SCOPES;
     const { resolver } = protection;
     if (resolver === undefined) return declared;
-    return this.resolved(resolver, request).then((resolved) => [...declared, ...resolved]);
-  }
-
-  private async resolved(
-    type: RequiredScopesResolverType,
-    request: FastifyRequest,
-  ): Promise<readonly string[]> {
-    let resolver = this.#resolvers.get(type);
-    if (!resolver) {
-      try {
-        resolver = this.moduleRef.get(type, { strict: false }) as RequiredScopesResolver<unknown>;
-      } catch {
-        resolver = (await this.moduleRef.create(type)) as RequiredScopesResolver<unknown>;
-      }
-      this.#resolvers.set(type, resolver);
-    }
-    return resolver.requiredScopes(request);
+    return this.#resolvers
+      .get(resolver)
+      .then((instance) => instance.requiredScopes(request))
+      .then((resolved) => [...declared, ...resolved]);
   }
 }

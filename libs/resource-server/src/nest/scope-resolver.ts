@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import type { ModuleRef } from '@nestjs/core';
 
 /**
  * Decides per request which scopes an operation needs, for routes whose scope depends on the request itself (an MCP
@@ -28,3 +29,26 @@ export interface RequiredScopesResolver<TRequest = unknown> {
 
 /** A resolver class; it is taken from the app's providers when it is one, else instantiated once. */
 export type RequiredScopesResolverType = Type<RequiredScopesResolver<never>>;
+
+/**
+ * The resolver instance of each resolver class, found once: the app's provider when it is one, else instantiated by
+ * Nest once. Shared by the route authentication hook and `BearerAuthGuard`.
+ */
+export class ScopeResolvers {
+  readonly #resolvers = new Map<RequiredScopesResolverType, RequiredScopesResolver<unknown>>();
+
+  constructor(private readonly moduleRef: ModuleRef) {}
+
+  async get(type: RequiredScopesResolverType): Promise<RequiredScopesResolver<unknown>> {
+    let resolver = this.#resolvers.get(type);
+    if (!resolver) {
+      try {
+        resolver = this.moduleRef.get(type, { strict: false }) as RequiredScopesResolver<unknown>;
+      } catch {
+        resolver = (await this.moduleRef.create(type)) as RequiredScopesResolver<unknown>;
+      }
+      this.#resolvers.set(type, resolver);
+    }
+    return resolver;
+  }
+}

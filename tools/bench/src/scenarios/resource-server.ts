@@ -42,7 +42,8 @@ interface GuardedApp {
   stop(): Promise<void>;
 }
 
-async function startGuardedApp(issuer: TokenIssuer): Promise<GuardedApp> {
+/** `main` (the guarded app, or the built protected server) on a fresh database, trusting `issuer`. */
+async function startGuardedApp(issuer: TokenIssuer, main = GUARDED_MAIN): Promise<GuardedApp> {
   if (!postgresServerAvailable()) {
     throw new Error('needs PostgreSQL: give --database-url (or set BENCH_DATABASE_URL)');
   }
@@ -51,7 +52,7 @@ async function startGuardedApp(issuer: TokenIssuer): Promise<GuardedApp> {
     // Its resource is its own origin's /mcp: the port is chosen by startInstance, so the audience is checked against
     // the resource named here, which tokens are minted for below.
     const resource = 'http://127.0.0.1/mcp';
-    const instance = await startInstance(GUARDED_MAIN, {
+    const instance = await startInstance(main, {
       ...productionEnv(),
       DATABASE_URL: database.url ?? '',
       RESOURCE_URI: resource,
@@ -260,32 +261,6 @@ async function neverSeenAgainstCached(
   }
 }
 
-/** The built protected server on a fresh database, trusting `issuer`. */
-async function startProtectedServer(issuer: TokenIssuer): Promise<GuardedApp> {
-  const database: TestDatabase = await startDatabase();
-  try {
-    const resource = 'http://127.0.0.1/mcp';
-    const instance = await startInstance(PROTECTED_SERVER_MAIN, {
-      ...productionEnv(),
-      DATABASE_URL: database.url ?? '',
-      RESOURCE_URI: resource,
-      AUTHORIZATION_SERVER: issuer.issuer,
-    });
-    return {
-      instance,
-      resource,
-      pid: instance.process.process.pid,
-      stop: async () => {
-        await instance.process.stop('SIGTERM');
-        await database.stop();
-      },
-    };
-  } catch (error) {
-    await database.stop();
-    throw error;
-  }
-}
-
 export async function coldValidationScenario(settings: Settings): Promise<ResultRow[]> {
   const issuer = await startTokenIssuer();
   let app: GuardedApp | undefined;
@@ -303,7 +278,7 @@ export async function coldValidationScenario(settings: Settings): Promise<Result
     const rss = rssMiB(pid);
     await app.stop();
     app = undefined;
-    server = await startProtectedServer(issuer);
+    server = await startGuardedApp(issuer, PROTECTED_SERVER_MAIN);
     const onNotes = await neverSeenAgainstCached(settings, issuer, {
       url: server.instance.url,
       path: '/api/notes',
