@@ -1,4 +1,12 @@
-import { Global, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Module,
+  type DynamicModule,
+  type NestModule,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import { APP_FILTER, RouterModule } from '@nestjs/core';
 import { AuthorizeController } from './authorize/authorize.controller.js';
 import { interactionController } from './authorize/flow/interaction.controller.js';
@@ -49,7 +57,8 @@ import { RevocationController } from './revocation/revocation.controller.js';
 import { RevocationService } from './revocation/revocation.service.js';
 import { SessionRepository } from './sessions/session.repository.js';
 import { SessionService } from './sessions/session.service.js';
-import { RATE_LIMIT_STORE, RateLimitGuard } from './throttling/rate-limit.guard.js';
+import { RATE_LIMIT_STORE } from './throttling/rate-limit.js';
+import { RoutePrologueHook } from './http/route-prologue.js';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './throttling/rate-limit.store.js';
 import { AccountController } from './account/account.controller.js';
 import { ACCOUNT_SECTIONS, checkAccountSections, type AccountSection } from './account/account-section.js';
@@ -116,7 +125,15 @@ class OAuthEndpointsModule {}
  */
 @Global()
 @Module({})
-export class AuthorizationServerModule {
+export class AuthorizationServerModule implements NestModule {
+  constructor(@Inject(RoutePrologueHook) private readonly prologue: RoutePrologueHook) {}
+
+  // Nest configures middleware once the HTTP adapter is there and before it registers any route: the moment to
+  // watch the routes for their prologues (rate limits, back-channel checks).
+  configure(): void {
+    this.prologue.attach();
+  }
+
   static forRoot(config: AuthorizationServerModuleOptions): DynamicModule {
     const { options } = config;
     const steps = config.steps ?? PASSWORD_INTERACTION;
@@ -164,7 +181,7 @@ export class AuthorizationServerModule {
           useFactory: () =>
             options.redisUrl ? new RedisRateLimitStore(options.redisUrl) : new MemoryRateLimitStore(),
         },
-        RateLimitGuard,
+        RoutePrologueHook,
         ClientRepository,
         ClientIdMetadataDocumentSource,
         ClientResolver,
@@ -271,7 +288,6 @@ export class AuthorizationServerModule {
         IssuedTokens,
         MetadataService,
         PendingAuthorizations,
-        RateLimitGuard,
         RegistrationService,
         RevocationService,
         ResourceRegistry,

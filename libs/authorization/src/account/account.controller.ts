@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Optional, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Optional, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answer, sendPage, seeOther } from '../authorize/flow/answer.js';
 import { endpointPath } from '../authorize/flow/paths.js';
@@ -11,7 +11,7 @@ import { CookieExchange } from '../http/cookies.js';
 import { rawBody } from '../http/raw-body.js';
 import { RequestParameters } from '../http/request-parameters.js';
 import { SessionService } from '../sessions/session.service.js';
-import { RateLimit, RateLimitGuard } from '../throttling/rate-limit.guard.js';
+import { RateLimit } from '../http/route-prologue.js';
 import { UserRepository } from '../users/user.repository.js';
 import { ACCOUNT, accountSessionForm } from './account-form.js';
 import { ACCOUNT_SECTION_NAME, ACCOUNT_SECTIONS, type AccountSection } from './account-section.js';
@@ -91,7 +91,6 @@ export class AccountController {
   /** The sign-in form: its CSRF token is bound to this browser; what signing in means is the app's. */
   @Post('account/login')
   @HttpCode(303)
-  @UseGuards(RateLimitGuard)
   @RateLimit('login')
   async signInSubmit(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const cookies = new CookieExchange(request.headers.cookie);

@@ -12,4 +12,15 @@ describe('client secrets', () => {
     expect(verifyClientSecret(secret, null)).toBe(false);
     expect(verifyClientSecret(secret, secret)).toBe(false);
   });
+
+  it('match nothing when the stored value is not a whole SHA-256', () => {
+    const secret = generateClientSecret();
+    const stored = hashClientSecret(secret);
+    expect(verifyClientSecret(secret, stored.slice(0, -1))).toBe(false);
+    expect(verifyClientSecret(secret, `${stored}AA`)).toBe(false);
+    expect(verifyClientSecret(secret, 'sha256:')).toBe(false);
+    expect(verifyClientSecret(secret, stored.replace('sha256:', 'SHA256:'))).toBe(false);
+    expect(verifyClientSecret('', hashClientSecret(''))).toBe(true);
+    expect(verifyClientSecret(secret.toUpperCase(), stored)).toBe(false);
+  });
 });

@@ -1,25 +1,13 @@
-import {
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Options,
-  Param,
-  Post,
-  Put,
-  Req,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Options, Param, Post, Put, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   CLIENT_CONFIGURATION_CHECKS,
   CLIENT_CONFIGURATION_UPDATE_CHECKS,
   REGISTRATION_ENDPOINT_CHECKS,
 } from '../back-channel/back-channel.checks.js';
-import { BackChannel } from '../back-channel/back-channel.interceptor.js';
+import { BackChannel } from '../http/route-prologue.js';
 import { answerPreflight } from '../http/cors.js';
-import { RateLimit, RateLimitGuard } from '../throttling/rate-limit.guard.js';
+import { RateLimit } from '../http/route-prologue.js';
 import { RegistrationService, type RegistrationResponse } from './registration.service.js';
 
 export { MAX_REGISTRATION_BODY } from '../back-channel/checks/registration-body-size.check.js';
@@ -47,7 +35,6 @@ export class RegistrationController {
 
   @Post('register')
   @HttpCode(201)
-  @UseGuards(RateLimitGuard)
   @RateLimit('register')
   @BackChannel(REGISTRATION_ENDPOINT_CHECKS)
   async register(@Req() request: FastifyRequest): Promise<RegistrationResponse> {
@@ -61,7 +48,6 @@ export class RegistrationController {
 
   /** RFC 7592 2.1: the registration as it stands, for the holder of its registration access token. */
   @Get('register/:clientId')
-  @UseGuards(RateLimitGuard)
   @RateLimit('register')
   @BackChannel(CLIENT_CONFIGURATION_CHECKS)
   async read(
@@ -73,7 +59,6 @@ export class RegistrationController {
 
   /** RFC 7592 2.2: replaces the client's metadata, checked as a registration is. */
   @Put('register/:clientId')
-  @UseGuards(RateLimitGuard)
   @RateLimit('register')
   @BackChannel(CLIENT_CONFIGURATION_UPDATE_CHECKS)
   async update(
@@ -86,7 +71,6 @@ export class RegistrationController {
   /** RFC 7592 2.3: deletes the client, revoking its grants; 204. */
   @Delete('register/:clientId')
   @HttpCode(204)
-  @UseGuards(RateLimitGuard)
   @RateLimit('register')
   @BackChannel(CLIENT_CONFIGURATION_CHECKS)
   async remove(@Param('clientId') clientId: string, @Req() request: FastifyRequest): Promise<void> {

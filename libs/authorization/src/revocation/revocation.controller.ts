@@ -1,12 +1,13 @@
-import { Controller, HttpCode, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Options, Post, Req, Res } from '@nestjs/common';
 import { OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REVOCATION_ENDPOINT_CHECKS } from '../back-channel/back-channel.checks.js';
-import { BackChannel, FormParameters } from '../back-channel/back-channel.interceptor.js';
+import { FormParameters } from '../back-channel/back-channel.js';
+import { BackChannel } from '../http/route-prologue.js';
 import { ClientAuthenticator } from '../clients/client-authentication.js';
 import { answerPreflight } from '../http/cors.js';
 import type { RequestParameters } from '../http/request-parameters.js';
-import { RateLimit, RateLimitGuard } from '../throttling/rate-limit.guard.js';
+import { RateLimit } from '../http/route-prologue.js';
 import { RevocationService } from './revocation.service.js';
 
 /**
@@ -33,7 +34,6 @@ export class RevocationController {
 
   @Post('revoke')
   @HttpCode(200)
-  @UseGuards(RateLimitGuard)
   @RateLimit('token')
   @BackChannel(REVOCATION_ENDPOINT_CHECKS)
   async revoke(

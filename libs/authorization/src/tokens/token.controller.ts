@@ -1,14 +1,15 @@
-import { Controller, HttpCode, Inject, Options, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Options, Post, Req, Res } from '@nestjs/common';
 import type { TokenResponse } from '@portcullis/extensions';
 import { OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TOKEN_ENDPOINT_CHECKS } from '../back-channel/back-channel.checks.js';
-import { BackChannel, FormParameters } from '../back-channel/back-channel.interceptor.js';
+import { FormParameters } from '../back-channel/back-channel.js';
+import { BackChannel } from '../http/route-prologue.js';
 import { ClientAuthenticator } from '../clients/client-authentication.js';
 import { TOKEN_GRANTS, type TokenGrant } from '../grants/token-grant.js';
 import { answerPreflight } from '../http/cors.js';
 import type { RequestParameters } from '../http/request-parameters.js';
-import { RateLimit, RateLimitGuard } from '../throttling/rate-limit.guard.js';
+import { RateLimit } from '../http/route-prologue.js';
 import { TokenRequestProofs } from './token-request-proof.service.js';
 
 /**
@@ -48,7 +49,6 @@ export class TokenController {
    */
   @Post('token')
   @HttpCode(200)
-  @UseGuards(RateLimitGuard)
   @RateLimit('token')
   @BackChannel(TOKEN_ENDPOINT_CHECKS)
   async token(

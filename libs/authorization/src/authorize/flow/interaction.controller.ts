@@ -1,9 +1,9 @@
-import { Controller, Get, HttpCode, Post, Req, Res, UseGuards, type Type } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Req, Res, type Type } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CookieExchange } from '../../http/cookies.js';
 import { rawBody } from '../../http/raw-body.js';
 import { RequestParameters } from '../../http/request-parameters.js';
-import { RateLimit, RateLimitGuard } from '../../throttling/rate-limit.guard.js';
+import { RateLimit } from '../../http/route-prologue.js';
 import { errorPage } from '../pages/error.page.js';
 import { answer } from './answer.js';
 import type { InteractionStepType } from './interaction-step.js';
@@ -54,14 +54,7 @@ export function interactionController(steps: readonly InteractionStepType[]): Ty
   if (paths.length > 0) route(InteractionController, 'show', Get(paths));
   if (unlimited.length > 0) route(InteractionController, 'submit', Post(unlimited), HttpCode(303));
   if (limited.length > 0) {
-    route(
-      InteractionController,
-      'submitRateLimited',
-      Post(limited),
-      HttpCode(303),
-      UseGuards(RateLimitGuard),
-      RateLimit('login'),
-    );
+    route(InteractionController, 'submitRateLimited', Post(limited), HttpCode(303), RateLimit('login'));
   }
   return InteractionController;
 }
