@@ -78,6 +78,11 @@ export class ListAnswers {
     ]);
   }
 
+  /** Whether an answer is kept for `shape`. */
+  has(shape: string): boolean {
+    return this.#kept.has(shape);
+  }
+
   /** Writes the kept answer for `shape` with `id` put in; false when none is kept. */
   answer(shape: string, id: JsonRpcId, response: ServerResponse): boolean {
     const kept = this.#kept.get(shape);

@@ -10,7 +10,7 @@
  * Host and Origin headers were checked before the bearer guard (`mcp-transport-security.hook.ts`).
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import {
@@ -28,7 +28,7 @@ import { RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server/nest';
 import { NotesService } from '../notes/notes.service.js';
 import { flushingEventStreams } from './event-stream-response.js';
 import { LegacySessionRegistry } from './legacy-sessions.js';
-import { ListAnswers } from './list-answers.js';
+import { ListAnswers, type ShapeAuth } from './list-answers.js';
 import { ownerOf } from './mcp-auth-info.js';
 import { createNotesMcpServer } from './notes-mcp.server.js';
 import { SIGN_IN_CONNECTION, type UpstreamWhoamiOptions } from './upstream-whoami.tool.js';
@@ -112,6 +112,25 @@ export class McpEndpoint implements BeforeApplicationShutdown {
       this.#shapes.set(body as object, { shape, id });
     }
     return this.#node(request, flushingEventStreams(response), body);
+  }
+
+  /**
+   * The kept answer to an authenticated `tools/list` request of a kept shape (list-answers.ts), as a writer, for the
+   * route's hook (mcp-kept-answers.hook.ts) before Nest's router; undefined for any other request, which the route's
+   * handler then serves. `auth` is what `request.auth` would carry of the token: its scopes and the resource.
+   */
+  keptAnswer(
+    method: string,
+    headers: IncomingHttpHeaders,
+    body: unknown,
+    auth: ShapeAuth,
+  ): ((response: ServerResponse) => void) | undefined {
+    const shape = this.#lists.shapeOf(method, headers, body, auth);
+    if (shape === undefined || !this.#lists.has(shape)) return undefined;
+    const { id } = body as { id: string | number };
+    return (response) => {
+      this.#lists.answer(shape, id, response);
+    };
   }
 
   /** `tools/list` answers given again without the SDK (tests and benchmarks). */

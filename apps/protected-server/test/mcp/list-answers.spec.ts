@@ -31,6 +31,7 @@ describe('tools/list answered again', () => {
     return {
       status: response.status,
       type: response.headers.get('content-type'),
+      requestId: response.headers.get('x-request-id'),
       text: await response.text(),
     };
   }
@@ -41,13 +42,19 @@ describe('tools/list answered again', () => {
     const tools = (JSON.parse(first.text) as { result: { tools: { name: string }[] } }).result.tools;
     expect(tools.map((tool) => tool.name)).toContain('notes_list');
     const before = app.listAnswersGivenAgain();
+    const fromHook = app.keptAnswersFromHook();
     const again = await list(alice, 'second-request');
     expect(app.listAnswersGivenAgain()).toBe(before + 1);
+    // Given by the route's hook, after the authentication and before Nest's router.
+    expect(app.keptAnswersFromHook()).toBe(fromHook + 1);
     expect(again).toEqual({
       status: 200,
       type: first.type,
+      // The headers the app's hooks set are on the kept answer too.
+      requestId: expect.stringMatching(/\S/),
       text: first.text.replace('"id":1', '"id":"second-request"'),
     });
+    expect(again.requestId).not.toBe(first.requestId);
     // Another user with the same scopes: the same list (it does not depend on who asks).
     const bob = await list(await mint('bob', 'notes:read'), 7);
     expect(app.listAnswersGivenAgain()).toBe(before + 2);
@@ -94,13 +101,22 @@ describe('tools/list answered again', () => {
     expect(first.status).not.toBe(200);
     const before = app.listAnswersGivenAgain();
     const second = await list(alice, 1, unsupported, headers);
-    expect(second).toEqual(first);
+    expect({ ...second, requestId: undefined }).toEqual({ ...first, requestId: undefined });
     expect(app.listAnswersGivenAgain()).toBe(before);
   });
 
-  it('asks for a token before anything, answered again or not', async () => {
+  it('asks for a valid token before anything, answered again or not', async () => {
     await list(alice, 1);
+    const before = app.listAnswersGivenAgain();
     const response = await postMcp(app, modernMessage('tools/list', {}, 1));
     expect(response.status).toBe(401);
+    // A token for another resource, on a request of a kept shape: refused by the authentication, nothing given.
+    const elsewhere = await as.mint({
+      claims: { aud: 'https://elsewhere.example/mcp', sub: 'alice', scope: 'notes:read' },
+    });
+    const refused = await list(elsewhere, 2);
+    expect(refused.status).toBe(401);
+    expect(refused.text).not.toContain('notes_list');
+    expect(app.listAnswersGivenAgain()).toBe(before);
   });
 });

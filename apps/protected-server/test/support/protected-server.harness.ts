@@ -7,6 +7,7 @@ import type { ExtensionRegistry } from '@portcullis/extensions';
 import type { PortcullisAppModule } from '@portcullis/platform';
 import { freePort, startApp, type TestDatabase } from '@portcullis/testing';
 import { AppModule } from '../../src/app.module.js';
+import { McpKeptAnswersHook } from '../../src/mcp/mcp-kept-answers.hook.js';
 import { McpEndpoint } from '../../src/mcp/mcp-endpoint.service.js';
 
 export interface ProtectedServer {
@@ -21,6 +22,8 @@ export interface ProtectedServer {
   logs(): string;
   /** How many `tools/list` requests were answered again from the SDK's kept answer (list-answers.ts). */
   listAnswersGivenAgain(): number;
+  /** How many of those the route's hook gave, before Nest's router (mcp-kept-answers.hook.ts). */
+  keptAnswersFromHook(): number;
   close(): Promise<void>;
 }
 
@@ -48,6 +51,7 @@ export async function startProtectedServer(options: {
     database: app.database,
     logs: () => app.logs(),
     listAnswersGivenAgain: () => app.nest.get(McpEndpoint).listAnswersGivenAgain,
+    keptAnswersFromHook: () => app.nest.get(McpKeptAnswersHook).answered,
     close: () => app.close(),
   };
 }
