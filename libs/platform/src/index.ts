@@ -54,3 +54,4 @@ export {
   type RedisSentinelOptions,
   type SentinelAddress,
 } from './redis-url.js';
+export { appendRoutePreHandlers, type RoutePreHandler } from './route-hooks.js';

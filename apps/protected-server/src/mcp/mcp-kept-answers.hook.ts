@@ -9,9 +9,10 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { appendRoutePreHandlers, type RoutePreHandler } from '@portcullis/platform';
 import { type AuthInfo, type ResourceServerConfig } from '@portcullis/resource-server';
 import { authInfoOf, RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server/nest';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { McpEndpoint } from './mcp-endpoint.service.js';
 import { MCP_ROUTE } from './mcp-transport-security.hook.js';
 
@@ -42,19 +43,12 @@ export class McpKeptAnswersHook {
    */
   attach(): void {
     if (this.#attaching) return;
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    if (typeof fastify?.addHook !== 'function') return;
-    this.#attaching = true;
-    fastify.addHook('onRoute', (route: RouteOptions) => {
-      if (route.url !== MCP_ROUTE || ![route.method].flat().includes('POST')) return;
-      const before = route.preHandler === undefined ? [] : [route.preHandler].flat();
-      route.preHandler = [
-        ...before,
-        (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-          if (!this.#answer(request, reply)) done();
-        },
-      ] as RouteOptions['preHandler'];
-    });
+    const hook: RoutePreHandler = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      if (!this.#answer(request, reply)) done();
+    };
+    this.#attaching = appendRoutePreHandlers(this.adapterHost, (route) =>
+      route.url === MCP_ROUTE && [route.method].flat().includes('POST') ? [hook] : undefined,
+    );
   }
 
   #answer(request: FastifyRequest, reply: FastifyReply): boolean {

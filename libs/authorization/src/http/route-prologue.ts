@@ -14,7 +14,7 @@
 import { Inject, Injectable, SetMetadata, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants.js';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import { appendRoutePreHandlers, type RoutePreHandler } from '@portcullis/platform';
 import type { BackChannelCheck } from '../back-channel/back-channel-check.js';
 import { backChannelStep } from '../back-channel/back-channel.js';
 import {
@@ -94,22 +94,18 @@ export class RoutePrologueHook implements OnApplicationBootstrap {
    */
   attach(): void {
     if (this.#attaching) return;
-    // Absent in a Nest application context without HTTP (a command line that imports the module): no routes.
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    if (typeof fastify?.addHook !== 'function') return;
-    this.#attaching = true;
-    fastify.addHook('onRoute', (route: RouteOptions) => {
+    this.#attaching = appendRoutePreHandlers(this.adapterHost, (route) => {
       const prologue = prologueOf(route.config);
-      if (prologue === undefined) return;
+      if (prologue === undefined) return undefined;
       this.#attached.add(prologue);
-      const before = route.preHandler === undefined ? [] : [route.preHandler].flat();
-      route.preHandler = [
-        ...before,
+      return [
         ...(prologue.rateLimit === undefined
           ? []
-          : [rateLimitStep(this.store, this.options, prologue.rateLimit)]),
-        ...(prologue.checks === undefined ? [] : [backChannelStep(this.options, prologue.checks)]),
-      ] as RouteOptions['preHandler'];
+          : [rateLimitStep(this.store, this.options, prologue.rateLimit) as RoutePreHandler]),
+        ...(prologue.checks === undefined
+          ? []
+          : [backChannelStep(this.options, prologue.checks) as RoutePreHandler]),
+      ];
     });
   }
 
