@@ -13,6 +13,7 @@ import { appendRoutePreHandlers, type RoutePreHandler } from '@portcullis/platfo
 import { type AuthInfo, type ResourceServerConfig } from '@portcullis/resource-server';
 import { authInfoOf, RESOURCE_SERVER_CONFIG } from '@portcullis/resource-server/nest';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { handOverResponse } from './hand-over.js';
 import { McpEndpoint } from './mcp-endpoint.service.js';
 import { MCP_ROUTE } from './mcp-transport-security.hook.js';
 
@@ -63,14 +64,8 @@ export class McpKeptAnswersHook {
       resource: this.#resource,
     });
     if (answer === undefined) return false;
-    // Headers Fastify hooks set (X-Request-Id, CORS) live on the reply until it is sent; the kept answer is written
-    // to the raw response, as the SDK's would be.
-    const raw = reply.raw;
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) raw.setHeader(name, value);
-    }
-    reply.hijack();
-    answer(raw);
+    // Written to the raw response with the headers the app's hooks set, as the SDK's answer would be.
+    answer(handOverResponse(reply));
     this.#answered += 1;
     return true;
   }

@@ -4,6 +4,7 @@ import type { AuthInfo as McpAuthInfo } from '@modelcontextprotocol/server';
 import { type AuthInfo, type ResourceServerConfig } from '@portcullis/resource-server';
 import { CurrentAuth, RESOURCE_SERVER_CONFIG, ResolveScopes } from '@portcullis/resource-server/nest';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { handOverResponse } from './hand-over.js';
 import { toMcpAuthInfo } from './mcp-auth-info.js';
 import { McpEndpoint } from './mcp-endpoint.service.js';
 import { McpScopeResolver } from './mcp-scope.resolver.js';
@@ -49,14 +50,9 @@ export class McpController {
   }
 
   private async serve(request: FastifyRequest, reply: FastifyReply, auth: AuthInfo): Promise<void> {
-    // Headers Fastify hooks set (X-Request-Id) live on the reply until it is sent; the SDK writes to the raw
-    // response, so they are copied over before Fastify lets go of it.
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    }
-    reply.hijack();
+    const response = handOverResponse(reply);
     const raw = request.raw as IncomingMessage & { auth?: McpAuthInfo };
     raw.auth = toMcpAuthInfo(auth, this.config.resource, this.config.metadataUrl);
-    await this.endpoint.handle(raw, reply.raw, request.body);
+    await this.endpoint.handle(raw, response, request.body);
   }
 }

@@ -5,9 +5,8 @@ import {
   CLIENT_CONFIGURATION_UPDATE_CHECKS,
   REGISTRATION_ENDPOINT_CHECKS,
 } from '../back-channel/back-channel.checks.js';
-import { BackChannel } from '../http/route-prologue.js';
 import { answerPreflight } from '../http/cors.js';
-import { RateLimit } from '../http/route-prologue.js';
+import { BackChannel, RateLimit } from '../http/route-prologue.js';
 import { RegistrationService, type RegistrationResponse } from './registration.service.js';
 
 export { MAX_REGISTRATION_BODY } from '../back-channel/checks/registration-body-size.check.js';

@@ -4,12 +4,11 @@ import { OAuthError } from '@portcullis/protocol';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TOKEN_ENDPOINT_CHECKS } from '../back-channel/back-channel.checks.js';
 import { FormParameters } from '../back-channel/back-channel.js';
-import { BackChannel } from '../http/route-prologue.js';
 import { ClientAuthenticator } from '../clients/client-authentication.js';
 import { TOKEN_GRANTS, type TokenGrant } from '../grants/token-grant.js';
 import { answerPreflight } from '../http/cors.js';
 import type { RequestParameters } from '../http/request-parameters.js';
-import { RateLimit } from '../http/route-prologue.js';
+import { BackChannel, RateLimit } from '../http/route-prologue.js';
 import { TokenRequestProofs } from './token-request-proof.service.js';
 
 /**
