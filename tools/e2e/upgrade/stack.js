@@ -189,7 +189,17 @@ export async function up() {
   const images = Object.fromEntries(INSTANCES.map((instance) => [instance, previous.image]));
   const started = Date.now();
   try {
-    await compose(['up', '-d', '--build', '--wait', '--wait-timeout', '300'], images);
+    // The two instances of each issuer start one after the other, not together: the previous release (0.1.0) made
+    // its first signing key without a lock, so two instances booting together on an empty database could each make
+    // one, each signing with its own and publishing only that one until its next reload (30 s). A resource server
+    // that fetched one instance's key set refused tokens of the other for as long as it kept the set: a key is
+    // published before it signs, so a set fetched after a token was issued is taken to tell that its key is not the
+    // issuer's (libs/resource-server/src/tokens/keys/remote-key-set.ts). This tree makes the first key under an
+    // advisory lock (SigningKeyRepository.stageFirst); the suite checks each issuer starts with one key. So: as-1
+    // alone; then as-2, and proxy-1 once both are ready (it needs them); then the rest.
+    await compose(['up', '-d', '--build', '--wait', '--wait-timeout', '300', 'as-1'], images);
+    await compose(['up', '-d', '--wait', '--wait-timeout', '300', 'as-2', 'proxy-1'], images);
+    await compose(['up', '-d', '--wait', '--wait-timeout', '300'], images);
   } catch (error) {
     await keepLogs(images);
     await compose(['down', '-v', '--remove-orphans'], images).catch(() => undefined);

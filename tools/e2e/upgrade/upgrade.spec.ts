@@ -215,6 +215,16 @@ describe('a rolling upgrade from the previous release under load (20 clients)', 
   it('starts with every instance on the previous release', async () => {
     const images = await Promise.all([...FIRST, ...SECOND].map((instance) => imageOf(state, instance)));
     expect(images).toEqual([...FIRST, ...SECOND].map(() => state.previousImage));
+    // One signing key per issuer: its instances were started one after the other (stack.js: the previous release
+    // could make one each when started together, and tokens of one were then refused where the other's set was held).
+    const signingKeys = await Promise.all(
+      (['authorization_server', 'proxy'] as const).map((database) =>
+        withDatabase(database, async (db) =>
+          Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM signing_keys')).rows[0]?.n),
+        ),
+      ),
+    );
+    expect(signingKeys).toEqual([1, 1]);
     migrationsBefore = await migrationsByDatabase();
     for (const [app, database] of Object.entries(DATABASES) as [keyof typeof APP_SCHEMAS, AppDatabase][]) {
       // The previous release's database: none of this tree's new migrations applied yet.

@@ -31,8 +31,13 @@ export interface Outcome {
   readonly toolError?: boolean;
   /** A 503 (or a tool error) that says when to retry. */
   readonly retryLater: boolean;
-  /** The OAuth error code of a refused token request. */
+  /**
+   * The OAuth error code of a refused token request; for a refused MCP request, the error and its description from
+   * the bearer challenge (`invalid_token: The access token is signed with a key this resource does not know.`).
+   */
   readonly error?: string;
+  /** Which client made it, where it is not the kind's only one (`writer 5 via http://localhost:4900`). */
+  readonly by?: string;
 }
 
 export function succeeded(outcome: Outcome): boolean {
@@ -333,14 +338,31 @@ export async function callTool(
 
 const RETRY_LATER = /temporarily unavailable; try again in \d+ seconds/;
 
-function toolOutcome(answer: ToolAnswer): Omit<Outcome, 'kind' | 'startedAt' | 'endedAt'> {
+/** `error: error_description` of a bearer (or DPoP) challenge, as RFC 6750 Section 3 writes them. */
+function challengeOf(answer: ToolAnswer): string | undefined {
+  const header = answer.headers.get('www-authenticate');
+  if (!header) return undefined;
+  const param = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(header)?.[1];
+  const error = param('error');
+  return error === undefined ? header : `${error}: ${param('error_description') ?? ''}`;
+}
+
+function toolOutcome(answer: ToolAnswer, by?: string): Omit<Outcome, 'kind' | 'startedAt' | 'endedAt'> {
   const text = answer.result?.content?.map((part) => part.text ?? '').join('') ?? '';
+  const challenge = answer.status === 401 || answer.status === 403 ? challengeOf(answer) : undefined;
   return {
     status: answer.status,
     toolError: answer.result?.isError === true,
     retryLater:
       answer.headers.has('retry-after') || (answer.result?.isError === true && RETRY_LATER.test(text)),
+    ...(challenge === undefined ? {} : { error: challenge }),
+    ...(by === undefined ? {} : { by }),
   };
+}
+
+/** A client's name in outcomes: its kind's index and, for a family another issuer made, that issuer. */
+function clientName(role: string, index: number, family: Family): string {
+  return `${role} ${index}${family.issuer ? ` via ${family.issuer}` : ''}`;
 }
 
 /** The clients of one run of load, their families and what they were answered. */
@@ -367,16 +389,19 @@ export class Load {
         await this.#record('tool', async () => {
           const answer = await callTool(family, 'notes_create', { title });
           if (answer.status === 200 && answer.result && !answer.result.isError) this.acknowledged.push(title);
-          return toolOutcome(answer);
+          return toolOutcome(answer, clientName('writer', index, family));
         });
       }, 100),
     );
-    for (const family of this.dpopCallers) {
+    this.dpopCallers.forEach((family, index) => {
       this.#loop(
-        () => this.#record('dpop-tool', async () => toolOutcome(await callTool(family, 'notes_list', {}))),
+        () =>
+          this.#record('dpop-tool', async () =>
+            toolOutcome(await callTool(family, 'notes_list', {}), clientName('dpop caller', index, family)),
+          ),
         100,
       );
-    }
+    });
     for (let i = 0; i < this.signInClients; i++) {
       // Each client keeps its browser, as a person does: the first sign-in types the password (an argon2id check,
       // 64 MiB and a few hundred milliseconds of a core), the next ones go through the authorization and consent
@@ -464,7 +489,7 @@ export function errorsByStatus(outcomes: readonly Outcome[]): Record<string, num
       outcome.status === 200 && outcome.toolError
         ? `tool error${outcome.retryLater ? ' (retry later)' : ''}`
         : `${outcome.status}${outcome.retryLater ? ' (Retry-After)' : ''}${outcome.error ? ` ${outcome.error}` : ''}`;
-    const key = `${outcome.kind} ${answer}`;
+    const key = `${outcome.kind} ${answer}${outcome.by ? ` [${outcome.by}]` : ''}`;
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;
