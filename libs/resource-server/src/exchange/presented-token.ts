@@ -26,6 +26,11 @@ export function rememberPresentedToken(
   PRESENTED.set(view, Object.freeze({ token, issuer: verified.issuer, subject: verified.subject }));
 }
 
+/** Whether `view` is already recorded as describing `token` (a cached verdict given again for the same token). */
+export function presents(view: object, token: string): boolean {
+  return PRESENTED.get(view)?.token === token;
+}
+
 /**
  * Carries the association from the resource server's `AuthInfo` to another view of the same request's token (the
  * SDK's `AuthInfo` an app builds from it), so that `upstreamToken` accepts either.

@@ -2,7 +2,7 @@ import { Inject, Module, type DynamicModule, type NestModule } from '@nestjs/com
 import { RequestAuthenticator } from '../auth/request-authenticator.js';
 import { resolveResourceServerConfig, type ResourceServerConfig } from '../config/resource-server.config.js';
 import type { ResourceServerOptions } from '../config/resource-server.options.js';
-import { TokenVerifier } from '../tokens/token-verifier.service.js';
+import { presentedVerdict, TokenVerifier } from '../tokens/token-verifier.service.js';
 import { AuthorizationServerDirectory } from '../tokens/discovery/authorization-server-directory.js';
 import { UpstreamTokenExchange } from '../exchange/upstream-token-exchange.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
@@ -84,10 +84,12 @@ export class ResourceServerModule implements NestModule {
           // verifier, which answers from the same cache (and passport builds its middleware on every call).
           useFactory: (resolved: ResourceServerConfig, verifier: TokenVerifier) => {
             const viaPassport = passportValidation(strategyName);
-            return new RequestAuthenticator(resolved, verifier, (token) => {
-              const cached = verifier.cached(token);
-              return cached ?? viaPassport(token);
-            });
+            // The authenticator hands over a token read from the Authorization header (its syntax checked).
+            return new RequestAuthenticator(
+              resolved,
+              verifier,
+              (token) => presentedVerdict(verifier, token) ?? viaPassport(token),
+            );
           },
           inject: [RESOURCE_SERVER_CONFIG, TokenVerifier],
         },

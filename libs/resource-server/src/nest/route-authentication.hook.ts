@@ -20,6 +20,7 @@ import { Inject, Injectable, Optional, type OnApplicationBootstrap } from '@nest
 import { HttpAdapterHost, ModuleRef, ModulesContainer } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Registry } from 'prom-client';
+import type { AuthInfo } from '../auth/auth-info.js';
 import type { BearerRequest } from '../auth/bearer-request.js';
 import { RequestAuthenticator } from '../auth/request-authenticator.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
@@ -71,6 +72,8 @@ export class RouteAuthenticationHook implements OnApplicationBootstrap {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (typeof fastify?.addHook !== 'function') return;
     this.#attaching = true;
+    // Every request object starts with the property (Fastify's decorator), so setting it keeps one object shape.
+    if (!fastify.hasRequestDecorator(AUTH_INFO_PROPERTY)) fastify.decorateRequest(AUTH_INFO_PROPERTY, null);
     fastify.addHook('onRoute', (route: RouteOptions) => {
       const protection = (route.config as Record<string, unknown> | undefined)?.[ROUTE_PROTECTION_CONFIG] as
         RouteProtection | undefined;
@@ -79,7 +82,8 @@ export class RouteAuthenticationHook implements OnApplicationBootstrap {
       const before = route.preHandler === undefined ? [] : [route.preHandler].flat();
       route.preHandler = [
         ...before,
-        (request: FastifyRequest, reply: FastifyReply) => this.authenticate(request, reply, protection),
+        (request: FastifyRequest, reply: FastifyReply, done: () => void) =>
+          this.authenticate(request, reply, protection, done),
       ];
     });
   }
@@ -109,21 +113,38 @@ export class RouteAuthenticationHook implements OnApplicationBootstrap {
     }
   }
 
-  private async authenticate(
+  /**
+   * Calls `done` once the request is authenticated (at once for a cached verdict: no promise), or answers the
+   * refusal and ends the request there.
+   */
+  private authenticate(
     request: FastifyRequest,
     reply: FastifyReply,
     protection: RouteProtection,
-  ): Promise<FastifyReply | undefined> {
+    done: () => void,
+  ): void {
+    let outcome: AuthInfo | Promise<AuthInfo>;
     try {
-      const auth = await this.authenticator.authenticate(request as unknown as BearerRequest, () =>
+      outcome = this.authenticator.authenticateNow(request as unknown as BearerRequest, () =>
         this.requiredScopes(protection, request),
       );
-      (request as unknown as Record<string, unknown>)[AUTH_INFO_PROPERTY] = auth;
-      return undefined;
     } catch (error) {
       this.#answers.answer(error, reply);
-      return reply;
+      return;
     }
+    if (outcome instanceof Promise) {
+      outcome.then(
+        (auth) => this.#accepted(request, auth, done),
+        (error: unknown) => this.#answers.answer(error, reply),
+      );
+      return;
+    }
+    this.#accepted(request, outcome, done);
+  }
+
+  #accepted(request: FastifyRequest, auth: AuthInfo, done: () => void): void {
+    (request as unknown as Record<string, unknown>)[AUTH_INFO_PROPERTY] = auth;
+    done();
   }
 
   private requiredScopes(

@@ -20,9 +20,9 @@
 import { hash } from 'node:crypto';
 import { OAuthError } from '@portcullis/protocol';
 import type { AuthInfo } from '../auth/auth-info.js';
-import { rememberPresentedToken } from '../exchange/presented-token.js';
+import { presents, rememberPresentedToken } from '../exchange/presented-token.js';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
-import { checkTokenShape, looksLikeJwt } from './checks/token-shape.check.js';
+import { checkTokenLength, checkTokenShape, looksLikeJwt } from './checks/token-shape.check.js';
 import { AuthorizationServerDirectory } from './discovery/authorization-server-directory.js';
 import { UpstreamFetchError } from './discovery/fetch-json.js';
 import { KeySetUnavailableError } from './keys/remote-key-set.js';
@@ -33,6 +33,16 @@ import { VerdictCache } from './verdict-cache.js';
 
 /** The longest a refusal of an inactive token (introspection) is remembered. */
 export const REFUSAL_TTL_SECONDS = 30;
+
+/**
+ * {@link TokenVerifier.verify} for a token read from an `Authorization` header (its `b64token` syntax checked by that
+ * read): the cached verdict at once, without a promise, else the validation's promise. The request authenticator's
+ * default validation; not exported by the package (a caller with a token of unchecked syntax uses `verify`).
+ */
+export let validatePresented: (verifier: TokenVerifier, token: string) => AuthInfo | Promise<AuthInfo>;
+
+/** {@link TokenVerifier.cached} for a token read from an `Authorization` header, as {@link validatePresented}. */
+export let presentedVerdict: (verifier: TokenVerifier, token: string) => AuthInfo | undefined;
 
 /**
  * Validates bearer access tokens for this resource and describes them as {@link AuthInfo}.
@@ -69,8 +79,10 @@ export class TokenVerifier {
    */
   async verify(token: string): Promise<AuthInfo> {
     const key = this.#keyOf(token);
-    const cached = this.#cached(key, token);
-    if (cached) return cached;
+    return this.#cached(key, token) ?? this.#verifyUncached(key, token);
+  }
+
+  async #verifyUncached(key: string, token: string): Promise<AuthInfo> {
     const refused = this.#refusals.get(key);
     if (refused && Date.now() < refused.until) throw refused.error;
     let pending = this.#pending.get(key);
@@ -92,6 +104,20 @@ export class TokenVerifier {
     return this.#cached(this.#keyOf(token), token);
   }
 
+  static {
+    validatePresented = (verifier, token) => {
+      const key = verifier.#presentedKey(token);
+      return verifier.#cached(key, token) ?? verifier.#verifyUncached(key, token);
+    };
+    presentedVerdict = (verifier, token) => verifier.#cached(verifier.#presentedKey(token), token);
+  }
+
+  /** The cache key of a token whose `b64token` syntax was checked where it was read: only its length is checked. */
+  #presentedKey(token: string): string {
+    checkTokenLength(token, this.config.tokens.maxTokenLength);
+    return hash('sha256', token, 'base64url');
+  }
+
   #keyOf(token: string): string {
     checkTokenShape(token, this.config.tokens.maxTokenLength);
     // One-shot (no Hash object): this runs on every request.
@@ -100,7 +126,8 @@ export class TokenVerifier {
 
   #cached(key: string, token: string): AuthInfo | undefined {
     const cached = this.#cache.get(key);
-    if (cached) rememberPresentedToken(cached, token, cached);
+    // The same verdict serves every request with this token: recorded once, when it was first given for it.
+    if (cached && !presents(cached, token)) rememberPresentedToken(cached, token, cached);
     return cached;
   }
 

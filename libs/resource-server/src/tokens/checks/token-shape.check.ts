@@ -19,8 +19,17 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
  * @see {@link https://www.rfc-editor.org/rfc/rfc6750#section-2.1 RFC 6750 Section 2.1}
  */
 export function checkTokenShape(token: string, maxLength: number): void {
-  if (token.length > maxLength) throw invalidToken('The access token is too long.');
+  checkTokenLength(token, maxLength);
   if (!B64TOKEN.test(token)) throw invalidToken('The access token is not a valid bearer token.');
+}
+
+/**
+ * The length bound of {@link checkTokenShape} alone, for a token whose `b64token` syntax was checked where it was read.
+ *
+ * @throws OAuthError `invalid_token`
+ */
+export function checkTokenLength(token: string, maxLength: number): void {
+  if (token.length > maxLength) throw invalidToken('The access token is too long.');
 }
 
 /**
