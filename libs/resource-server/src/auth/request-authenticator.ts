@@ -162,9 +162,8 @@ export class RequestAuthenticator {
         ? validated.then((auth) => this.#covers(auth, required))
         : this.#covers(validated, required);
     }
-    const view = httpRequestView(request, this.#origin);
     const bound = async (auth: AuthInfo) => {
-      await checkTokenBinding(proof, credentials, auth, view, {
+      await checkTokenBinding(proof, credentials, auth, httpRequestView(request, this.#origin), {
         resource: this.config.resource,
         revision: this.config.revision.id,
       });

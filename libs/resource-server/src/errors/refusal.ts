@@ -11,8 +11,10 @@
  *   `use_dpop_nonce`; `Retry-After` with `temporarily_unavailable`) are written with it.
  * - Every error response is `Cache-Control: no-store`: it depends on the credentials sent.
  * - `server_error`, and anything unexpected, is a 500 with a generic description: its cause is the caller's to log,
- *   never sent.
+ *   never sent. A header field an error travels with that HTTP cannot carry (RFC 9110 Section 5.5: no CR, LF or NUL
+ *   in a value) is such a failure: refused while the response is built, before anything is written.
  */
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { OAuthError, type OAuthErrorResponseBody } from '@portcullis/protocol';
 import type { ResourceServerConfig } from '../config/resource-server.config.js';
 import { bearerChallenge } from './bearer-challenge.js';
@@ -60,8 +62,17 @@ export function refusalResponse(
     presentedWith: refusal.presentedWith,
   });
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(error?.headers ?? {})) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(error?.headers ?? {})) {
+    // A field Node would refuse to write (a CR or LF an extension let into a value) throws here, where the caller
+    // answers 500, not once the answer is half written.
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    headers[name.toLowerCase()] = value;
+  }
   headers['cache-control'] = 'no-store';
-  if (challenge) headers['www-authenticate'] = challenge;
+  if (challenge) {
+    validateHeaderValue('www-authenticate', challenge);
+    headers['www-authenticate'] = challenge;
+  }
   return { status, headers, ...(error ? { body: error.toResponseBody() } : {}) };
 }

@@ -82,7 +82,7 @@ export class RouteAuthenticationHook implements OnApplicationBootstrap {
       const before = route.preHandler === undefined ? [] : [route.preHandler].flat();
       route.preHandler = [
         ...before,
-        (request: FastifyRequest, reply: FastifyReply, done: () => void) =>
+        (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) =>
           this.authenticate(request, reply, protection, done),
       ];
     });
@@ -121,7 +121,7 @@ export class RouteAuthenticationHook implements OnApplicationBootstrap {
     request: FastifyRequest,
     reply: FastifyReply,
     protection: RouteProtection,
-    done: () => void,
+    done: (error?: Error) => void,
   ): void {
     let outcome: AuthInfo | Promise<AuthInfo>;
     try {
@@ -129,20 +129,32 @@ export class RouteAuthenticationHook implements OnApplicationBootstrap {
         this.requiredScopes(protection, request),
       );
     } catch (error) {
-      this.#answers.answer(error, reply);
+      this.#refuse(error, reply, done);
       return;
     }
     if (outcome instanceof Promise) {
       outcome.then(
         (auth) => this.#accepted(request, auth, done),
-        (error: unknown) => this.#answers.answer(error, reply),
+        (error: unknown) => this.#refuse(error, reply, done),
       );
       return;
     }
     this.#accepted(request, outcome, done);
   }
 
-  #accepted(request: FastifyRequest, auth: AuthInfo, done: () => void): void {
+  /**
+   * Answers the refusal. Should answering it fail (a header value an extension gave that Node refuses), the failure
+   * goes to Fastify's error handling (a 500), never to an unhandled rejection and a request left unanswered.
+   */
+  #refuse(error: unknown, reply: FastifyReply, done: (error?: Error) => void): void {
+    try {
+      this.#answers.answer(error, reply);
+    } catch (failure) {
+      done(failure instanceof Error ? failure : new Error(String(failure)));
+    }
+  }
+
+  #accepted(request: FastifyRequest, auth: AuthInfo, done: (error?: Error) => void): void {
     (request as unknown as Record<string, unknown>)[AUTH_INFO_PROPERTY] = auth;
     done();
   }
