@@ -346,7 +346,11 @@ export class SigningKeysService implements OnModuleInit, OnApplicationBootstrap,
       signers.push({
         kid: row.kid,
         alg: row.alg,
-        privateKey: opened.get(row.kid) ?? ((await importJWK(this.#privateJwk(row), row.alg)) as CryptoKey),
+        // Extractable, so that node:crypto signs with it in the calling thread (jwt-signer.ts); the process holds the
+        // private JWK it is made from anyway.
+        privateKey:
+          opened.get(row.kid) ??
+          ((await importJWK(this.#privateJwk(row), row.alg, { extractable: true })) as CryptoKey),
         activatesAt: row.activatesAt.getTime(),
         retiredAt: row.retiredAt?.getTime(),
       });

@@ -15,7 +15,7 @@ const CLAIMS: JwtClaims = {
 
 describe('signJwt', () => {
   it('signs ES256 so that jose verifies it, with the header and claims jose would write', async () => {
-    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
     const header = { alg: 'ES256', kid: 'key-1', typ: 'at+jwt' };
     const token = await signJwt(header, CLAIMS, privateKey);
 
@@ -32,8 +32,20 @@ describe('signJwt', () => {
     expect(token.split('.').slice(0, 2)).toEqual(fromJose.split('.').slice(0, 2));
   });
 
+  it('signs ES256 with a key that is not extractable (through jose), the same header and claims', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    expect(privateKey.extractable).toBe(false);
+    const header = { alg: 'ES256', kid: 'key-1', typ: 'at+jwt' };
+    const token = await signJwt(header, CLAIMS, privateKey);
+    const { payload, protectedHeader } = await jwtVerify(token, publicKey, {
+      currentDate: new Date(1_800_000_100_000),
+    });
+    expect(protectedHeader).toEqual(header);
+    expect(payload).toEqual(CLAIMS);
+  });
+
   it('refuses an ES256 header over a key that is not P-256', async () => {
-    const { privateKey } = await generateKeyPair('ES384');
+    const { privateKey } = await generateKeyPair('ES384', { extractable: true });
     await expect(signJwt({ alg: 'ES256', kid: 'key-1', typ: 'JWT' }, CLAIMS, privateKey)).rejects.toThrow(
       'P-256',
     );

@@ -39,16 +39,18 @@ function es256KeyOf(key: CryptoKey): KeyObject {
 
 /**
  * Signs a JWT as a JWS Compact Serialization: `BASE64URL(UTF8(header)) . BASE64URL(payload) . BASE64URL(signature)`
- * over the first two parts. ES256 (the server's algorithm) is signed by node:crypto in the calling thread: ECDSA
- * P-256 with SHA-256, the signature the 64-octet `R || S` (`ieee-p1363`), not DER. Any other algorithm goes through
- * jose. The claims are written in the order given.
+ * over the first two parts. ES256 (the server's algorithm) with an extractable key is signed by node:crypto in the
+ * calling thread: ECDSA P-256 with SHA-256, the signature the 64-octet `R || S` (`ieee-p1363`), not DER. Any other
+ * algorithm, or a key that is not extractable, goes through jose. The claims are written in the order given.
  *
  * @see https://www.rfc-editor.org/rfc/rfc7515#section-7.1
  * @see https://www.rfc-editor.org/rfc/rfc7518#section-3.4
  * @see https://www.rfc-editor.org/rfc/rfc7519#section-7.1
  */
 export async function signJwt(header: JwtHeader, claims: JwtClaims, key: CryptoKey): Promise<string> {
-  if (header.alg !== 'ES256') {
+  // node:crypto takes a CryptoKey only when it is extractable (Node 24 deprecates `KeyObject.from` of one that is
+  // not, DEP0204): the server's keys are (SigningKeysService); any other key goes through jose's WebCrypto.
+  if (header.alg !== 'ES256' || !key.extractable) {
     return new SignJWT(claims).setProtectedHeader({ ...header }).sign(key);
   }
   const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
